@@ -1,0 +1,118 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Distributed locks, implemented by {@link LockTemplate}. Each method takes a lock name
+ * (or a {@link LockRequest}) and either runs an action under the lock or returns a
+ * {@link LockHandle} to release.
+ *
+ * <p>
+ * Locks are exclusive across every JVM that uses the same Redis and key prefix, reentrant
+ * for the thread that holds them, and renewed by a watchdog while held unless a fixed
+ * lease is requested.
+ *
+ * @author redis-lock
+ */
+public interface LockOperations {
+
+	/**
+	 * Acquire the lock, waiting up to the default wait time, run the action and release.
+	 * @param <T> the result type
+	 * @param key the lock name
+	 * @param action the work to do under the lock
+	 * @return the action's result
+	 * @throws LockTimeoutException when the lock was not acquired within the wait time
+	 * @throws LockLostException when the lock was lost while the action ran; the action's
+	 * result is then discarded, since it was computed without protection
+	 * @throws LockAccessException when Redis failed
+	 */
+	default <T> T execute(String key, Supplier<T> action) {
+		return execute(LockRequest.of(key), action);
+	}
+
+	/**
+	 * Acquire the lock as requested, run the action and release.
+	 * @param <T> the result type
+	 * @param request the lock name, wait and lease
+	 * @param action the work to do under the lock
+	 * @return the action's result
+	 * @throws LockTimeoutException when the lock was not acquired within the wait time
+	 * @throws LockLostException when the lock was lost while the action ran
+	 * @throws LockAccessException when Redis failed
+	 */
+	<T> T execute(LockRequest request, Supplier<T> action);
+
+	/**
+	 * Acquire the lock, waiting up to the default wait time, run the action and release.
+	 * @param key the lock name
+	 * @param action the work to do under the lock
+	 * @throws LockTimeoutException when the lock was not acquired within the wait time
+	 * @throws LockLostException when the lock was lost while the action ran
+	 * @throws LockAccessException when Redis failed
+	 */
+	default void run(String key, Runnable action) {
+		run(LockRequest.of(key), action);
+	}
+
+	/**
+	 * Acquire the lock as requested, run the action and release.
+	 * @param request the lock name, wait and lease
+	 * @param action the work to do under the lock
+	 * @throws LockTimeoutException when the lock was not acquired within the wait time
+	 * @throws LockLostException when the lock was lost while the action ran
+	 * @throws LockAccessException when Redis failed
+	 */
+	default void run(LockRequest request, Runnable action) {
+		execute(request, () -> {
+			action.run();
+			return null;
+		});
+	}
+
+	/**
+	 * Try to acquire the lock, waiting up to the given time.
+	 * @param key the lock name
+	 * @param waitTime how long to wait; {@link Duration#ZERO} makes a single attempt
+	 * @return a handle to close, or empty when the lock stayed held by another owner
+	 * @throws LockAccessException when Redis failed
+	 * @throws LockInterruptedException when the thread was interrupted while waiting
+	 */
+	default Optional<LockHandle> tryLock(String key, Duration waitTime) {
+		return tryLock(LockRequest.of(key).waitTime(waitTime));
+	}
+
+	/**
+	 * Try to acquire the lock as requested.
+	 * @param request the lock name, wait and lease
+	 * @return a handle to close, or empty when the lock stayed held by another owner
+	 * @throws LockAccessException when Redis failed
+	 * @throws LockInterruptedException when the thread was interrupted while waiting
+	 */
+	Optional<LockHandle> tryLock(LockRequest request);
+
+	/**
+	 * Acquire the lock, waiting up to the default wait time.
+	 * @param key the lock name
+	 * @return a handle to close
+	 * @throws LockTimeoutException when the lock was not acquired within the wait time
+	 * @throws LockAccessException when Redis failed
+	 * @throws LockInterruptedException when the thread was interrupted while waiting
+	 */
+	default LockHandle lock(String key) {
+		return lock(LockRequest.of(key));
+	}
+
+	/**
+	 * Acquire the lock as requested.
+	 * @param request the lock name, wait and lease
+	 * @return a handle to close
+	 * @throws LockTimeoutException when the lock was not acquired within the wait time
+	 * @throws LockAccessException when Redis failed
+	 * @throws LockInterruptedException when the thread was interrupted while waiting
+	 */
+	LockHandle lock(LockRequest request);
+
+}

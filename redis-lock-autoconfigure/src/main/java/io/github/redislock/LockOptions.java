@@ -1,0 +1,114 @@
+package io.github.redislock;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Settings of a {@link LockTemplate}: where its keys live in Redis and the defaults of
+ * the requests it runs. Immutable; start from {@link #defaults()} and change what you
+ * need:
+ *
+ * <pre class="code">
+ * LockOptions.defaults().withKeyPrefix("billing:lock:").withWaitTime(Duration.ofSeconds(2))
+ * </pre>
+ *
+ * @param keyPrefix prefix of every Redis key and channel of a lock; the lock name follows
+ * it inside a hash tag, so that all keys of one lock map to one Redis Cluster slot. The
+ * default is {@value #DEFAULT_KEY_PREFIX}.
+ * @param waitTime how long a request waits for a lock unless it says otherwise; zero
+ * makes a single attempt. The default is 10 seconds.
+ * @param leaseTime fixed lease of a grant unless the request says otherwise, after which
+ * it expires without renewal; {@code null} (the default) means the watchdog renews the
+ * lock while it is held.
+ * @param watchdogLease lease of a grant renewed by the watchdog: how long a crashed
+ * holder blocks others at most. The default is 30 seconds.
+ * @param renewInterval how often the watchdog renews a grant; must be shorter than the
+ * watchdog lease. The default is 10 seconds.
+ * @author redis-lock
+ */
+public record LockOptions(String keyPrefix, Duration waitTime, @Nullable Duration leaseTime, Duration watchdogLease,
+		Duration renewInterval) {
+
+	/** Default key prefix. */
+	public static final String DEFAULT_KEY_PREFIX = "redis-lock:";
+
+	/** Default wait time. */
+	public static final Duration DEFAULT_WAIT_TIME = Duration.ofSeconds(10);
+
+	/** Default lease of a grant renewed by the watchdog. */
+	public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
+
+	/** Default renewal interval of the watchdog. */
+	public static final Duration DEFAULT_RENEW_INTERVAL = Duration.ofSeconds(10);
+
+	/**
+	 * Check the options.
+	 * @throws IllegalArgumentException naming the option that is out of range
+	 */
+	public LockOptions {
+		if (keyPrefix == null || keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+			throw new IllegalArgumentException(
+					"keyPrefix must be non-blank and contain no '{' or '}' (they would break the hash tag) but was '"
+							+ keyPrefix + "'");
+		}
+		LockArguments.requireNotNegative(waitTime, "waitTime");
+		if (leaseTime != null) {
+			LockArguments.requirePositive(leaseTime, "leaseTime");
+		}
+		LockArguments.requirePositive(watchdogLease, "watchdogLease");
+		LockArguments.requirePositive(renewInterval, "renewInterval");
+		if (renewInterval.compareTo(watchdogLease) >= 0) {
+			throw new IllegalArgumentException(
+					"renewInterval (" + renewInterval + ") must be shorter than watchdogLease (" + watchdogLease
+							+ ") or a held lock would expire between renewals; a third of the lease is a good choice");
+		}
+	}
+
+	/**
+	 * Return the default options.
+	 * @return the defaults
+	 */
+	public static LockOptions defaults() {
+		return new LockOptions(DEFAULT_KEY_PREFIX, DEFAULT_WAIT_TIME, null, DEFAULT_WATCHDOG_LEASE,
+				DEFAULT_RENEW_INTERVAL);
+	}
+
+	/**
+	 * Return a copy with the given key prefix.
+	 * @param keyPrefix the prefix
+	 * @return new options
+	 */
+	public LockOptions withKeyPrefix(String keyPrefix) {
+		return new LockOptions(keyPrefix, this.waitTime, this.leaseTime, this.watchdogLease, this.renewInterval);
+	}
+
+	/**
+	 * Return a copy with the given default wait time.
+	 * @param waitTime the wait time
+	 * @return new options
+	 */
+	public LockOptions withWaitTime(Duration waitTime) {
+		return new LockOptions(this.keyPrefix, waitTime, this.leaseTime, this.watchdogLease, this.renewInterval);
+	}
+
+	/**
+	 * Return a copy with the given default lease, or {@code null} for watchdog renewal.
+	 * @param leaseTime the lease or {@code null}
+	 * @return new options
+	 */
+	public LockOptions withLeaseTime(@Nullable Duration leaseTime) {
+		return new LockOptions(this.keyPrefix, this.waitTime, leaseTime, this.watchdogLease, this.renewInterval);
+	}
+
+	/**
+	 * Return a copy with the given watchdog lease and renewal interval.
+	 * @param watchdogLease the lease of a renewed grant
+	 * @param renewInterval how often it is renewed
+	 * @return new options
+	 */
+	public LockOptions withWatchdog(Duration watchdogLease, Duration renewInterval) {
+		return new LockOptions(this.keyPrefix, this.waitTime, this.leaseTime, watchdogLease, renewInterval);
+	}
+
+}

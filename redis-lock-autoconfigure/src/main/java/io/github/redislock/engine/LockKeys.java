@@ -1,0 +1,37 @@
+package io.github.redislock.engine;
+
+/**
+ * Names of the Redis keys and channels of a lock. The lock name sits inside a hash tag,
+ * so that every key and channel of one lock maps to the same Redis Cluster slot and one
+ * script can touch them all.
+ *
+ * @param prefix the configured key prefix
+ * @author redis-lock
+ */
+record LockKeys(String prefix) {
+
+	/** Key holding the owner token while the lock is held. */
+	String lockKey(String name) {
+		return this.prefix + "{" + name + "}";
+	}
+
+	/** Key holding the last fencing token granted, kept for a while after release. */
+	String fenceKey(String name) {
+		return this.prefix + "{" + name + "}:fence";
+	}
+
+	/** Channel on which a release is announced to waiters. */
+	String releaseChannel(String name) {
+		return this.prefix + "{" + name + "}:released";
+	}
+
+	/**
+	 * Channel subscribed for as long as the engine runs: it keeps the subscription
+	 * connection open between waits, and its re-subscription after a reconnect tells that
+	 * release messages may have been missed.
+	 */
+	String controlChannel() {
+		return this.prefix + "subscription";
+	}
+
+}

@@ -1,0 +1,101 @@
+package io.github.redislock.engine;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Runs the lock's Lua scripts ({@code acquire.lua}, {@code release.lua},
+ * {@code renew.lua} beside this class), each one round trip: {@code EVALSHA}, falling
+ * back to {@code EVAL} the first time a server has not seen the script.
+ *
+ * @author redis-lock
+ */
+final class LockScripts {
+
+	/**
+	 * How long the last fencing token of a lock is kept after its grant: long enough to
+	 * cover grants within one microsecond of server time and a server clock that steps
+	 * back, short enough that an idle lock costs nothing for long.
+	 */
+	static final long FENCE_RETENTION_MILLIS = 60_000;
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> ACQUIRE = script("acquire.lua", List.class);
+
+	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
+
+	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
+
+	private final StringRedisTemplate redis;
+
+	private final LockKeys keys;
+
+	LockScripts(RedisConnectionFactory connectionFactory, LockKeys keys) {
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.keys = keys;
+	}
+
+	/**
+	 * Grant the lock to the owner when it is free.
+	 * @return the grant, or the holder's lease left
+	 */
+	Attempt acquire(String name, String owner, long leaseMillis) {
+		List<?> reply = this.redis.execute(ACQUIRE, List.of(this.keys.lockKey(name), this.keys.fenceKey(name)), owner,
+				Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS));
+		long value = ((Number) reply.get(1)).longValue();
+		return (((Number) reply.get(0)).longValue() == 1) ? Attempt.granted(value) : Attempt.heldFor(value);
+	}
+
+	/**
+	 * Release the lock if the owner still holds it, waking waiters; false when it did
+	 * not.
+	 */
+	boolean release(String name, String owner) {
+		return isOne(
+				this.redis.execute(RELEASE, List.of(this.keys.lockKey(name)), owner, this.keys.releaseChannel(name)));
+	}
+
+	/** Extend the owner's lease; false when the lock is no longer the owner's. */
+	boolean renew(String name, String owner, long leaseMillis) {
+		return isOne(this.redis.execute(RENEW, List.of(this.keys.lockKey(name)), owner, Long.toString(leaseMillis)));
+	}
+
+	private static boolean isOne(@Nullable Long reply) {
+		return reply != null && reply == 1L;
+	}
+
+	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
+		DefaultRedisScript<T> script = new DefaultRedisScript<>();
+		script.setLocation(new ClassPathResource(name, LockScripts.class));
+		script.setResultType(resultType);
+		return script;
+	}
+
+	/**
+	 * Outcome of one acquire script.
+	 *
+	 * @param granted whether the lock was granted
+	 * @param fencingToken the token of the grant, when granted
+	 * @param holderLeaseMillis the holder's lease left when not granted; -1 when it never
+	 * expires
+	 */
+	record Attempt(boolean granted, long fencingToken, long holderLeaseMillis) {
+
+		static Attempt granted(long fencingToken) {
+			return new Attempt(true, fencingToken, 0);
+		}
+
+		static Attempt heldFor(long holderLeaseMillis) {
+			return new Attempt(false, 0, holderLeaseMillis);
+		}
+
+	}
+
+}

@@ -1,0 +1,137 @@
+package io.github.redislock.engine;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Renews the leases of the holds that have no fixed lease, from one shared scheduler
+ * thread.
+ *
+ * <h2>Design notes</h2>
+ *
+ * There is no timer per lock: one periodic tick, a tenth of the renewal interval apart,
+ * walks the watched holds and renews those whose last renewal is an interval old. A
+ * renewal is the owner-checked {@code renew.lua}; its reply decides the hold's fate:
+ * <ul>
+ * <li>renewed: the hold's expiry moves to the time the renewal was <em>sent</em> plus the
+ * lease, since Redis may have run it at any moment after that;</li>
+ * <li>not the owner any more: the lock expired or Redis lost it. The hold is marked lost,
+ * a warning names the key, and the holder learns it from {@code isHeld()} and at
+ * release;</li>
+ * <li>Redis failed: the renewal is tried again at the next tick, until the last known
+ * expiry passes. By then the lock has surely expired in Redis, so the hold is marked lost
+ * even though Redis never said so.</li>
+ * </ul>
+ * A hold released while its renewal is in flight is harmless: the renewal either extends
+ * a lock that is about to be deleted by its owner, or finds it gone and marks a hold that
+ * nobody reads any more. The tick thread also runs the engine's housekeeping
+ * (unsubscribing idle channels, releasing grants whose acquisition failed), so the engine
+ * has one thread in all.
+ *
+ * @author redis-lock
+ */
+final class LockWatchdog implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(LockWatchdog.class);
+
+	private final LockScripts scripts;
+
+	private final long renewIntervalNanos;
+
+	/** The watched holds and the time their last renewal was sent. */
+	private final ConcurrentHashMap<LockHold, Long> lastRenewed = new ConcurrentHashMap<>();
+
+	private final ScheduledExecutorService scheduler;
+
+	LockWatchdog(LockScripts scripts, long renewIntervalMillis, Runnable housekeeping, long housekeepingMillis) {
+		this.scripts = scripts;
+		this.renewIntervalNanos = TimeUnit.MILLISECONDS.toNanos(renewIntervalMillis);
+		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "redis-lock-watchdog");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long tickMicros = Math.max(1000, TimeUnit.MILLISECONDS.toMicros(renewIntervalMillis) / 10);
+		this.scheduler.scheduleWithFixedDelay(this::renewDue, tickMicros, tickMicros, TimeUnit.MICROSECONDS);
+		this.scheduler.scheduleWithFixedDelay(guard(housekeeping), housekeepingMillis, housekeepingMillis,
+				TimeUnit.MILLISECONDS);
+	}
+
+	void watch(LockHold hold) {
+		this.lastRenewed.put(hold, System.nanoTime());
+	}
+
+	void unwatch(LockHold hold) {
+		this.lastRenewed.remove(hold);
+	}
+
+	/**
+	 * Run a task on the watchdog thread, for housekeeping that must not block a caller.
+	 */
+	void execute(Runnable task) {
+		this.scheduler.execute(guard(task));
+	}
+
+	int watchedCount() {
+		return this.lastRenewed.size();
+	}
+
+	private void renewDue() {
+		long now = System.nanoTime();
+		this.lastRenewed.forEach((hold, last) -> {
+			if (now - last >= this.renewIntervalNanos) {
+				renew(hold);
+			}
+		});
+	}
+
+	private void renew(LockHold hold) {
+		long sentAt = System.nanoTime();
+		try {
+			if (this.scripts.renew(hold.key(), hold.owner(), hold.leaseMillis())) {
+				hold.renewed(sentAt);
+				this.lastRenewed.replace(hold, sentAt);
+				return;
+			}
+			lose(hold, "it expired or was taken over in Redis");
+		}
+		catch (RuntimeException ex) {
+			if (System.nanoTime() - hold.expiresAtNanos() >= 0) {
+				lose(hold, "Redis could not be reached to renew it before its lease ran out (" + ex.getMessage() + ")");
+			}
+			else {
+				logger.debug("Could not renew lock '{}'; trying again", hold.key(), ex);
+			}
+		}
+	}
+
+	private void lose(LockHold hold, String reason) {
+		unwatch(hold);
+		if (hold.markLost()) {
+			logger.warn("Lost lock '{}' (fencing token {}) while it was held: {}; work done under it is no longer "
+					+ "exclusive", hold.key(), hold.fencingToken(), reason);
+		}
+	}
+
+	private static Runnable guard(Runnable task) {
+		return () -> {
+			try {
+				task.run();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("redis-lock housekeeping failed", ex);
+			}
+		};
+	}
+
+	@Override
+	public void close() {
+		this.scheduler.shutdownNow();
+	}
+
+}

@@ -1,0 +1,53 @@
+package io.github.redislock.engine;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.redislock.LockHandle;
+
+/**
+ * A handle on a {@link LockHold}: one per acquisition call, so that each reentrant
+ * acquisition is released by its own {@link #close()}, once.
+ *
+ * @author redis-lock
+ */
+final class RedisLockHandle implements LockHandle {
+
+	private final RedisLockEngine engine;
+
+	private final LockHold hold;
+
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	RedisLockHandle(RedisLockEngine engine, LockHold hold) {
+		this.engine = engine;
+		this.hold = hold;
+	}
+
+	@Override
+	public String key() {
+		return this.hold.key();
+	}
+
+	@Override
+	public long fencingToken() {
+		return this.hold.fencingToken();
+	}
+
+	@Override
+	public boolean isHeld() {
+		return !this.closed.get() && this.hold.isHeld();
+	}
+
+	@Override
+	public void close() {
+		if (this.closed.compareAndSet(false, true)) {
+			this.engine.release(this.hold);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "LockHandle[key=" + key() + ", fencingToken=" + fencingToken() + ", held=" + isHeld() + "]";
+	}
+
+}

@@ -1,0 +1,317 @@
+package io.github.redislock.engine;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.Subscription;
+import org.springframework.data.redis.connection.SubscriptionListener;
+
+/**
+ * The threads of this JVM that wait for locks, and the one pub/sub connection that wakes
+ * them.
+ *
+ * <h2>Design notes</h2>
+ *
+ * A waiter sleeps until a release message arrives on its lock's channel or until the
+ * holder's lease runs out, whichever is first: a crashed holder publishes nothing. It
+ * sends no Redis command while it sleeps.
+ *
+ * <p>
+ * <b>Subscribing before the last try.</b> A release published between a failed attempt
+ * and the subscription would be missed, so a waiter first joins its channel (subscribing
+ * when it is the first), then tries the lock again, and only then sleeps.
+ *
+ * <p>
+ * <b>One wake-up per release.</b> Waiters of one channel queue in arrival order. A
+ * release signals the first waiter not yet signalled; the others sleep on, and are woken
+ * by the next release, which the woken waiter publishes when it is done. A waiter that
+ * leaves holding a signal it did not use (it timed out, was interrupted or won the lock
+ * by its own try) passes it on, so a release is never swallowed. A signal is a flag plus
+ * an unpark, so one that arrives before the waiter parks is not lost.
+ *
+ * <p>
+ * <b>Lost messages.</b> Pub/sub delivers at most once. When the connection drops, Lettuce
+ * reconnects and subscribes again; each confirmation reaches
+ * {@link #onChannelSubscribed}. A confirmation of the control channel wakes every waiter,
+ * one of a lock channel its waiters: they try again at once, since a release may have
+ * been published while disconnected.
+ *
+ * <p>
+ * <b>Subscription lifetime.</b> Channels are subscribed on the first waiter and
+ * unsubscribed by {@link #sweep}, once they have had no waiter for a while, so that a hot
+ * lock does not subscribe and unsubscribe at every wait. Subscribing and unsubscribing
+ * run inside the map's atomic compute for that channel, which orders them: an unsubscribe
+ * can never overtake the subscribe of a waiter that arrived after it. The control channel
+ * keeps the connection open while no lock channel is subscribed.
+ *
+ * @author redis-lock
+ */
+final class ReleaseSubscriptions implements MessageListener, SubscriptionListener, AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(ReleaseSubscriptions.class);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final byte[] controlChannel;
+
+	private final long lingerNanos;
+
+	private final ConcurrentHashMap<String, ChannelWaiters> channels = new ConcurrentHashMap<>();
+
+	private final Object connectionMonitor = new Object();
+
+	private @Nullable RedisConnection connection;
+
+	private volatile boolean closed;
+
+	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String controlChannel, long lingerMillis) {
+		this.connectionFactory = connectionFactory;
+		this.controlChannel = bytes(controlChannel);
+		this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(lingerMillis);
+	}
+
+	/**
+	 * Queue the current thread as a waiter of the channel, subscribing first if needed.
+	 * @throws RuntimeException from the Redis client when subscribing failed; nothing is
+	 * left queued then
+	 */
+	Waiter join(String channel) {
+		Waiter waiter = new Waiter(Thread.currentThread());
+		this.channels.compute(channel, (name, waiters) -> {
+			if (waiters == null) {
+				subscribe(name);
+				waiters = new ChannelWaiters();
+			}
+			waiters.add(waiter);
+			return waiters;
+		});
+		return waiter;
+	}
+
+	/** Remove a waiter, passing on a signal it did not use. */
+	void leave(String channel, Waiter waiter) {
+		ChannelWaiters waiters = this.channels.get(channel);
+		if (waiters != null) {
+			waiters.remove(waiter);
+		}
+	}
+
+	/** Unsubscribe channels that have had no waiter for the linger time. */
+	void sweep() {
+		long now = System.nanoTime();
+		for (String channel : this.channels.keySet()) {
+			this.channels.computeIfPresent(channel, (name, waiters) -> {
+				if (!waiters.isIdleSince(now - this.lingerNanos)) {
+					return waiters;
+				}
+				unsubscribe(name);
+				return null;
+			});
+		}
+	}
+
+	/** Number of channels subscribed for waiters, for tests and diagnostics. */
+	int subscribedChannels() {
+		return this.channels.size();
+	}
+
+	@Override
+	public void onMessage(Message message, byte @Nullable [] pattern) {
+		ChannelWaiters waiters = this.channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+		if (waiters != null) {
+			waiters.signalOne();
+		}
+	}
+
+	@Override
+	public void onChannelSubscribed(byte[] channel, long count) {
+		if (java.util.Arrays.equals(channel, this.controlChannel)) {
+			this.channels.values().forEach(ChannelWaiters::signalAll);
+			return;
+		}
+		ChannelWaiters waiters = this.channels.get(new String(channel, StandardCharsets.UTF_8));
+		if (waiters != null) {
+			waiters.signalAll();
+		}
+	}
+
+	private void subscribe(String channel) {
+		synchronized (this.connectionMonitor) {
+			Subscription subscription = openSubscription();
+			subscription.subscribe(bytes(channel));
+		}
+	}
+
+	private void unsubscribe(String channel) {
+		synchronized (this.connectionMonitor) {
+			RedisConnection current = this.connection;
+			Subscription subscription = (current != null) ? current.getSubscription() : null;
+			if (subscription == null || !subscription.isAlive()) {
+				return;
+			}
+			try {
+				subscription.unsubscribe(bytes(channel));
+			}
+			catch (RuntimeException ex) {
+				// The connection is gone or Redis does not answer: the channel goes with
+				// the
+				// connection, which is opened anew at the next subscribe.
+				logger.debug("Could not unsubscribe from {}", channel, ex);
+				closeConnection();
+			}
+		}
+	}
+
+	private Subscription openSubscription() {
+		if (this.closed) {
+			throw new IllegalStateException("The lock engine was closed");
+		}
+		RedisConnection current = this.connection;
+		Subscription subscription = (current != null) ? current.getSubscription() : null;
+		if (subscription != null && subscription.isAlive()) {
+			return subscription;
+		}
+		closeConnection();
+		RedisConnection opened = this.connectionFactory.getConnection();
+		try {
+			// With Lettuce this returns once subscribed; the listener is this object.
+			opened.subscribe(this, this.controlChannel);
+		}
+		catch (RuntimeException ex) {
+			opened.close();
+			throw ex;
+		}
+		this.connection = opened;
+		Subscription created = opened.getSubscription();
+		if (created == null) {
+			throw new IllegalStateException("Redis connection " + opened + " did not start a subscription");
+		}
+		return created;
+	}
+
+	private void closeConnection() {
+		RedisConnection current = this.connection;
+		this.connection = null;
+		if (current != null) {
+			try {
+				current.close();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not close the subscription connection", ex);
+			}
+		}
+	}
+
+	/** Whether the subscription connection is open, or none is needed yet. */
+	boolean isConnected() {
+		RedisConnection current = this.connection;
+		Subscription subscription = (current != null) ? current.getSubscription() : null;
+		return current == null || (subscription != null && subscription.isAlive());
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		synchronized (this.connectionMonitor) {
+			closeConnection();
+		}
+		this.channels.values().forEach(ChannelWaiters::signalAll);
+	}
+
+	private static byte[] bytes(String channel) {
+		return channel.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/** A waiting thread; its signal is a flag plus an unpark. */
+	static final class Waiter {
+
+		private final Thread thread;
+
+		private volatile boolean signalled;
+
+		Waiter(Thread thread) {
+			this.thread = thread;
+		}
+
+		void signal() {
+			this.signalled = true;
+			LockSupport.unpark(this.thread);
+		}
+
+		boolean isSignalled() {
+			return this.signalled;
+		}
+
+		/**
+		 * Sleep until signalled or the time is up, using up the signal.
+		 * @throws InterruptedException when interrupted; the interrupt status is cleared
+		 */
+		void await(long nanos) throws InterruptedException {
+			long deadline = System.nanoTime() + nanos;
+			while (!this.signalled) {
+				long remaining = deadline - System.nanoTime();
+				if (remaining <= 0) {
+					break;
+				}
+				LockSupport.parkNanos(this, remaining);
+				if (Thread.interrupted()) {
+					throw new InterruptedException();
+				}
+			}
+			this.signalled = false;
+		}
+
+	}
+
+	/** The waiters of one channel, in arrival order. */
+	private static final class ChannelWaiters {
+
+		private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+
+		private long idleSince = System.nanoTime();
+
+		synchronized void add(Waiter waiter) {
+			this.queue.addLast(waiter);
+		}
+
+		synchronized void remove(Waiter waiter) {
+			this.queue.remove(waiter);
+			if (this.queue.isEmpty()) {
+				this.idleSince = System.nanoTime();
+			}
+			if (waiter.isSignalled()) {
+				signalOne();
+			}
+		}
+
+		synchronized void signalOne() {
+			for (Waiter waiter : this.queue) {
+				if (!waiter.isSignalled()) {
+					waiter.signal();
+					return;
+				}
+			}
+		}
+
+		synchronized void signalAll() {
+			this.queue.forEach(Waiter::signal);
+		}
+
+		synchronized boolean isIdleSince(long time) {
+			return this.queue.isEmpty() && this.idleSince - time <= 0;
+		}
+
+	}
+
+}
