@@ -1,0 +1,202 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Acquire, release, ownership and reentrancy of {@link LockTemplate} on a real Redis.
+ */
+@RedisTest
+class LockTemplateTests {
+
+	private TestLocks locks;
+
+	private LockTemplate template;
+
+	private LockTemplate otherNode;
+
+	private RedisCli cli;
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.locks = new TestLocks(server);
+		this.template = this.locks.template();
+		this.otherNode = this.locks.template();
+		this.cli = this.locks.cli();
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.locks.close();
+	}
+
+	@Test
+	void executeRunsActionUnderLockAndReleases() {
+		String result = this.template.execute("report", () -> {
+			assertThat(this.cli.get("redis-lock:{report}")).isNotNull();
+			return "done";
+		});
+		assertThat(result).isEqualTo("done");
+		assertThat(this.cli.get("redis-lock:{report}")).isNull();
+	}
+
+	@Test
+	void uncontendedLockAndReleaseAreOneScriptEach() {
+		this.template.run("warm-up", () -> {
+		});
+		long before = TestLocks.roundTrips(this.cli);
+		try (LockHandle handle = this.template.lock("order:1")) {
+			assertThat(TestLocks.roundTrips(this.cli) - before).isEqualTo(1);
+		}
+		assertThat(TestLocks.roundTrips(this.cli) - before).isEqualTo(2);
+		assertThat(TestLocks.commandCalls(this.cli)).doesNotContainKey("eval");
+	}
+
+	@Test
+	void reentrantAcquireMakesNoRoundTrip() {
+		try (LockHandle outer = this.template.lock("order:1")) {
+			long before = TestLocks.roundTrips(this.cli);
+			try (LockHandle inner = this.template.lock("order:1")) {
+				assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+			}
+			assertThat(TestLocks.roundTrips(this.cli)).isEqualTo(before);
+		}
+	}
+
+	@Test
+	void reentrantLockIsReleasedInRedisOnlyByOutermostClose() {
+		LockHandle outer = this.template.lock("order:1");
+		LockHandle inner = this.template.lock("order:1");
+		inner.close();
+		assertThat(inner.isHeld()).isFalse();
+		assertThat(outer.isHeld()).isTrue();
+		assertThat(this.otherNode.tryLock("order:1", Duration.ZERO)).isEmpty();
+		outer.close();
+		assertThat(this.otherNode.tryLock("order:1", Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void heldLockExcludesOtherNodesAndOtherThreads() throws Exception {
+		try (LockHandle handle = this.template.lock("order:1")) {
+			assertThat(this.otherNode.tryLock("order:1", Duration.ZERO)).isEmpty();
+			Optional<LockHandle> fromOtherThread = CompletableFuture
+				.supplyAsync(() -> this.template.tryLock("order:1", Duration.ZERO))
+				.get(5, TimeUnit.SECONDS);
+			assertThat(fromOtherThread).isEmpty();
+		}
+	}
+
+	@Test
+	void releaseByAnotherOwnerLeavesLockHeld() {
+		try (LockHandle handle = this.template.lock("order:1")) {
+			String owner = this.cli.get("redis-lock:{order:1}");
+			Object reply = this.cli.command("EVAL",
+					"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", "1",
+					"redis-lock:{order:1}", "someone-else");
+			assertThat(reply).isEqualTo(0L);
+			assertThat(this.cli.get("redis-lock:{order:1}")).isEqualTo(owner);
+			assertThat(handle.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void closingAnotherNodesHandleDoesNotReleaseMine() {
+		LockHandle mine = this.template.lock("order:1");
+		this.cli.command("DEL", "redis-lock:{order:1}");
+		LockHandle theirs = this.otherNode.lock("order:1");
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(mine::close);
+		assertThat(theirs.isHeld()).isTrue();
+		assertThat(this.cli.get("redis-lock:{order:1}")).isNotNull();
+		theirs.close();
+	}
+
+	@Test
+	void ownerTokensDifferPerAcquisitionOnOneThread() {
+		String first;
+		try (LockHandle handle = this.template.lock("order:1")) {
+			first = this.cli.get("redis-lock:{order:1}");
+		}
+		try (LockHandle handle = this.template.lock("order:1")) {
+			String second = this.cli.get("redis-lock:{order:1}");
+			assertThat(second).isNotEqualTo(first).matches("[0-9a-f]{16}:[0-9]+");
+			assertThat(second.substring(0, 16)).isEqualTo(first.substring(0, 16));
+		}
+	}
+
+	@Test
+	void handleCanBeClosedFromAnotherThread() throws Exception {
+		LockHandle handle = this.template.lock("order:1");
+		CompletableFuture.runAsync(handle::close).get(5, TimeUnit.SECONDS);
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(this.cli.get("redis-lock:{order:1}")).isNull();
+	}
+
+	@Test
+	void closeIsIdempotent() {
+		LockHandle handle = this.template.lock("order:1");
+		handle.close();
+		LockHandle next = this.otherNode.lock("order:1");
+		handle.close();
+		assertThat(next.isHeld()).isTrue();
+		assertThat(this.cli.get("redis-lock:{order:1}")).isNotNull();
+		next.close();
+	}
+
+	@Test
+	void exceptionFromActionReleasesAndReachesCaller() {
+		IllegalStateException failure = new IllegalStateException("boom");
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.template.run("order:1", () -> {
+			throw failure;
+		})).isSameAs(failure);
+		assertThat(this.cli.get("redis-lock:{order:1}")).isNull();
+		assertThat(this.template.engine().heldCount()).isZero();
+	}
+
+	@Test
+	void keysUseThePrefixAndAHashTag(RedisServer server) {
+		LockTemplate prefixed = this.locks.template(LockOptions.defaults().withKeyPrefix("billing:"));
+		try (LockHandle handle = prefixed.lock("invoice:7")) {
+			assertThat(this.cli.keys("*")).containsExactlyInAnyOrder("billing:{invoice:7}",
+					"billing:{invoice:7}:fence");
+		}
+	}
+
+	@Test
+	void lockTimesOutWithKeyAndWaitTime() {
+		try (LockHandle handle = this.otherNode.lock("order:1")) {
+			Duration waitTime = Duration.ofMillis(200);
+			assertThatExceptionOfType(LockTimeoutException.class)
+				.isThrownBy(() -> this.template.lock(LockRequest.of("order:1").waitTime(waitTime)))
+				.satisfies((ex) -> {
+					assertThat(ex.getKey()).isEqualTo("order:1");
+					assertThat(ex.getWaitTime()).isEqualTo(waitTime);
+					assertThat(ex.getMessage()).contains("order:1").contains("200 ms");
+				});
+		}
+		assertThat(this.template.engine().heldCount()).isZero();
+	}
+
+	@Test
+	void tryLockWithZeroWaitMakesOneAttempt() {
+		try (LockHandle handle = this.otherNode.lock("order:1")) {
+			long before = TestLocks.roundTrips(this.cli);
+			assertThat(this.template.tryLock("order:1", Duration.ZERO)).isEmpty();
+			assertThat(TestLocks.roundTrips(this.cli) - before).isEqualTo(1);
+		}
+	}
+
+}
