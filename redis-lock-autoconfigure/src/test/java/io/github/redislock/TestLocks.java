@@ -74,8 +74,9 @@ final class TestLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Commands that lock clients sent so far: scripts and subscriptions. Commands that scripts
-	 * run inside Redis are counted by INFO too, but cost no round trip, so they are left out.
+	 * Commands that lock clients sent so far: scripts and subscriptions. Commands that
+	 * scripts run inside Redis are counted by INFO too, but cost no round trip, so they
+	 * are left out.
 	 */
 	static long roundTrips(RedisCli cli) {
 		return commandCalls(cli).entrySet()
