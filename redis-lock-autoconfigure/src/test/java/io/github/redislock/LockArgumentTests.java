@@ -1,0 +1,87 @@
+package io.github.redislock;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Bad input fails at once with a message naming the argument, and an unreachable Redis
+ * fails within the command timeout leaving nothing locked or subscribed.
+ */
+@RedisTest
+class LockArgumentTests {
+
+	@Test
+	void nullKeyIsRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of(null))
+			.withMessageContaining("key must not be null");
+	}
+
+	@Test
+	void blankKeyIsRejected(RedisServer server) throws Exception {
+		try (TestLocks locks = new TestLocks(server)) {
+			LockTemplate template = locks.template();
+			assertThatIllegalArgumentException().isThrownBy(() -> template.lock(" "))
+				.withMessageContaining("key must not be blank");
+			assertThatIllegalArgumentException().isThrownBy(() -> template.execute("", () -> "x"))
+				.withMessageContaining("key must not be blank");
+			assertThat(locks.cli().dbSize()).isZero();
+		}
+	}
+
+	@Test
+	void negativeWaitTimeIsRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("order:1").waitTime(Duration.ofMillis(-1)))
+			.withMessageContaining("waitTime");
+	}
+
+	@Test
+	void zeroOrNegativeLeaseIsRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("order:1").leaseTime(Duration.ZERO))
+			.withMessageContaining("leaseTime");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.of("order:1").leaseTime(Duration.ofSeconds(-5)))
+			.withMessageContaining("leaseTime");
+	}
+
+	@Test
+	void watchdogLeaseNotLongerThanTheRenewIntervalIsRejected() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockOptions.defaults().withWatchdog(Duration.ofSeconds(5), Duration.ofSeconds(5)))
+			.withMessageContaining("renewInterval")
+			.withMessageContaining("watchdogLease");
+	}
+
+	@Test
+	void keyPrefixWithBracesIsRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockOptions.defaults().withKeyPrefix("app:{x}:"))
+			.withMessageContaining("keyPrefix");
+	}
+
+	@Test
+	void unreachableRedisFailsWithinTheCommandTimeoutAndLeavesNothing(@RedisTest.Dedicated RedisServer server)
+			throws Exception {
+		try (TestLocks locks = new TestLocks(server)) {
+			LockTemplate template = locks.template();
+			template.run("warm-up", () -> {
+			});
+			server.kill();
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockAccessException.class).isThrownBy(() -> template.lock("order:1"))
+				.withMessageContaining("order:1")
+				.satisfies((ex) -> assertThat(ex.getCause()).isNotNull());
+			assertThat(Duration.ofNanos(System.nanoTime() - start))
+				.isLessThan(TestLocks.COMMAND_TIMEOUT.plusSeconds(2));
+			assertThat(template.engine().heldCount()).isZero();
+			assertThat(template.engine().subscribedChannelCount()).isZero();
+		}
+	}
+
+}

@@ -1,0 +1,60 @@
+package io.github.redislock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Locking many distinct keys leaves no per-key state behind, in this JVM or in Redis.
+ */
+@RedisTest
+class LockLeakTests {
+
+	private static final int KEYS = 100_000;
+
+	private static final int THREADS = 4;
+
+	@Test
+	void hundredThousandKeysLeaveNothingButExpiringFenceKeys(RedisServer server) throws Exception {
+		try (TestLocks locks = new TestLocks(server)) {
+			LockTemplate template = locks.template();
+			RedisCli cli = locks.cli();
+			long keysBefore = cli.dbSize();
+			List<CompletableFuture<Void>> workers = new ArrayList<>();
+			for (int t = 0; t < THREADS; t++) {
+				int first = t * (KEYS / THREADS);
+				workers.add(CompletableFuture.runAsync(() -> {
+					for (int i = first; i < first + KEYS / THREADS; i++) {
+						try (LockHandle handle = template.lock("item:" + i)) {
+							assertThat(handle.isHeld()).isTrue();
+						}
+					}
+				}));
+			}
+			CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).join();
+
+			assertThat(template.engine().heldCount()).isZero();
+			assertThat(template.engine().renewedCount()).isZero();
+			assertThat(template.engine().subscribedChannelCount()).isZero();
+			// Only fence keys remain, each expiring within a minute.
+			assertThat(cli.dbSize() - keysBefore).isEqualTo(KEYS);
+			Object lasting = cli.command("EVAL", """
+					local n = 0
+					for _, key in ipairs(redis.call('keys', '*')) do
+						local ttl = redis.call('pttl', key)
+						if not string.find(key, ':fence$') or ttl < 0 or ttl > 60000 then n = n + 1 end
+					end
+					return n""", "0");
+			assertThat(lasting).isEqualTo(0L);
+		}
+	}
+
+}

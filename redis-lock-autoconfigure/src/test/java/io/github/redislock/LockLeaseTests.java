@@ -1,0 +1,125 @@
+package io.github.redislock;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Leases: the watchdog renews a lock while it is held, a fixed lease runs out, and a
+ * holder learns when its lock was lost.
+ */
+@RedisTest
+@ExtendWith(OutputCaptureExtension.class)
+class LockLeaseTests {
+
+	private static final Duration LEASE = Duration.ofMillis(900);
+
+	private static final Duration RENEW_INTERVAL = Duration.ofMillis(300);
+
+	private TestLocks locks;
+
+	private LockTemplate template;
+
+	private RedisCli cli;
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.locks = new TestLocks(server);
+		this.template = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
+		this.cli = this.locks.cli();
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.locks.close();
+	}
+
+	@Test
+	void watchdogKeepsTheLockPastItsLeaseWhileHeld() {
+		try (LockHandle handle = this.template.lock("order:1")) {
+			long start = System.nanoTime();
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos()
+						&& this.cli.pttl("redis-lock:{order:1}") > 0);
+			assertThat(handle.isHeld()).isTrue();
+			assertThat(this.template.engine().renewedCount()).isEqualTo(1);
+		}
+		assertThat(this.template.engine().renewedCount()).isZero();
+		assertThat(this.cli.get("redis-lock:{order:1}")).isNull();
+	}
+
+	@Test
+	void watchdogLeaseIsTheConfiguredOne() {
+		LockTemplate defaults = this.locks.template();
+		try (LockHandle handle = defaults.lock("order:1")) {
+			assertThat(this.cli.pttl("redis-lock:{order:1}")).isBetween(25_000L, 30_000L);
+		}
+	}
+
+	@Test
+	void fixedLeaseIsNotRenewedAndRunsOut() {
+		LockHandle handle = this.template.lock(LockRequest.of("order:1").leaseTime(Duration.ofMillis(400)));
+		assertThat(this.template.engine().renewedCount()).isZero();
+		await().atMost(Duration.ofSeconds(3)).until(() -> this.cli.get("redis-lock:{order:1}") == null);
+		assertThat(handle.isHeld()).isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
+	}
+
+	@Test
+	void holderSeesLossWithinARenewalIntervalAndItIsLogged(CapturedOutput output) {
+		try (LockHandle handle = this.template.lock("order:1")) {
+			this.cli.command("DEL", "redis-lock:{order:1}");
+			await().atMost(RENEW_INTERVAL.multipliedBy(2)).until(() -> !handle.isHeld());
+			assertThat(output).contains("WARN").contains("Lost lock 'order:1'");
+			assertThat(this.template.engine().renewedCount()).isZero();
+		}
+		catch (LockLostException ex) {
+			assertThat(ex.getKey()).isEqualTo("order:1");
+		}
+	}
+
+	@Test
+	void lockTakenOverByAnotherOwnerIsReportedLost() {
+		LockHandle handle = this.template.lock("order:1");
+		this.cli.command("SET", "redis-lock:{order:1}", "intruder:1", "PX", "10000");
+		await().atMost(RENEW_INTERVAL.multipliedBy(2)).until(() -> !handle.isHeld());
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
+		assertThat(this.cli.get("redis-lock:{order:1}")).isEqualTo("intruder:1");
+	}
+
+	@Test
+	void executeThrowsLockLostAfterTheActionReturns() {
+		StringBuilder ran = new StringBuilder();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> this.template.execute("order:1", () -> {
+			this.cli.command("DEL", "redis-lock:{order:1}");
+			await().atMost(Duration.ofSeconds(3)).until(() -> this.template.engine().renewedCount() == 0);
+			ran.append("finished");
+			return "unprotected result";
+		})).satisfies((ex) -> assertThat(ex.getFencingToken()).isPositive());
+		assertThat(ran).hasToString("finished");
+	}
+
+	@Test
+	void executeWithAFixedLeaseShorterThanTheWorkThrowsLockLost() {
+		LockRequest request = LockRequest.of("order:1").leaseTime(Duration.ofMillis(200));
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> this.template.execute(request, () -> {
+			await().atMost(Duration.ofSeconds(3)).until(() -> this.cli.get("redis-lock:{order:1}") == null);
+			return "late";
+		}));
+	}
+
+}
