@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * even though Redis never said so.</li>
  * </ul>
  * A hold released while its renewal is in flight is harmless: the renewal either extends
- * a lock that is about to be deleted by its owner, or finds it gone and marks a hold that
- * nobody reads any more. The tick thread also runs the engine's housekeeping
+ * a lock that is about to be deleted by its owner, or finds it gone; the release unwatched
+ * the hold before deleting the key, so that finding is not reported as a loss. The tick thread also runs the engine's housekeeping
  * (unsubscribing idle channels, releasing grants whose acquisition failed), so the engine
  * has one thread in all.
  *
@@ -111,8 +111,8 @@ final class LockWatchdog implements AutoCloseable {
 	}
 
 	private void lose(LockHold hold, String reason) {
-		unwatch(hold);
-		if (hold.markLost()) {
+		// A hold released while its renewal was in flight finds its key gone: not a loss.
+		if (this.lastRenewed.remove(hold) != null && hold.markLost()) {
 			logger.warn("Lost lock '{}' (fencing token {}) while it was held: {}; work done under it is no longer "
 					+ "exclusive", hold.key(), hold.fencingToken(), reason);
 		}
