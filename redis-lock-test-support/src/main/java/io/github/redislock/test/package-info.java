@@ -1,0 +1,4 @@
+/**
+ * Real {@code redis-server} processes and small helpers for tests of redis-lock.
+ */
+package io.github.redislock.test;
