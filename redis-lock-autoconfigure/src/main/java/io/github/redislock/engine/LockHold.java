@@ -1,54 +1,49 @@
 package io.github.redislock.engine;
 
 /**
- * One grant of a lock to this JVM, shared by the reentrant handles of the thread that
- * acquired it. The hold count changes under the hold's monitor, because an owner thread
- * may re-enter while another thread closes an earlier handle.
+ * A lock held by one thread of this JVM, shared by that thread's reentrant handles. The
+ * hold count changes under the hold's monitor, because an owner thread may re-enter while
+ * another thread closes an earlier handle.
  *
  * @author redis-lock
  */
 final class LockHold {
 
-	private final String key;
-
-	private final String owner;
+	private final LockLease lease;
 
 	private final long fencingToken;
 
 	private final Thread ownerThread;
 
-	private final long leaseMillis;
+	/** How many times the lease was handed from thread to thread before this hold. */
+	private final int handoffs;
 
-	private final boolean renewed;
-
-	private final long acquiredAtMillis;
-
-	/** System.nanoTime() by which the lease has surely run out unless renewed. */
-	private volatile long expiresAtNanos;
-
-	private volatile boolean lost;
+	private final long acquiredAtMillis = System.currentTimeMillis();
 
 	private int count = 1;
 
-	LockHold(String key, String owner, long fencingToken, long leaseMillis, boolean renewed, long requestedAtNanos) {
-		this.key = key;
-		this.owner = owner;
+	LockHold(LockLease lease, long fencingToken, Thread ownerThread, int handoffs) {
+		this.lease = lease;
 		this.fencingToken = fencingToken;
-		this.ownerThread = Thread.currentThread();
-		this.leaseMillis = leaseMillis;
-		this.renewed = renewed;
-		this.acquiredAtMillis = System.currentTimeMillis();
-		// The lease started when Redis ran the script, which was after the request was
-		// sent.
-		this.expiresAtNanos = requestedAtNanos + leaseMillis * 1_000_000;
+		this.ownerThread = ownerThread;
+		this.handoffs = handoffs;
+	}
+
+	/**
+	 * The hold of the thread this hold's lease is handed to. Its fencing token follows
+	 * this one: no other grant of the key can come between, since the lease never left
+	 * this JVM.
+	 */
+	LockHold successor(Thread thread) {
+		return new LockHold(this.lease, this.fencingToken + 1, thread, this.handoffs + 1);
+	}
+
+	LockLease lease() {
+		return this.lease;
 	}
 
 	String key() {
-		return this.key;
-	}
-
-	String owner() {
-		return this.owner;
+		return this.lease.key();
 	}
 
 	long fencingToken() {
@@ -59,49 +54,25 @@ final class LockHold {
 		return this.ownerThread;
 	}
 
-	long leaseMillis() {
-		return this.leaseMillis;
-	}
-
-	/**
-	 * Whether the watchdog renews this hold, rather than letting a fixed lease run out.
-	 */
-	boolean isRenewed() {
-		return this.renewed;
+	int handoffs() {
+		return this.handoffs;
 	}
 
 	long acquiredAtMillis() {
 		return this.acquiredAtMillis;
 	}
 
-	long expiresAtNanos() {
-		return this.expiresAtNanos;
-	}
-
-	void renewed(long requestedAtNanos) {
-		this.expiresAtNanos = requestedAtNanos + this.leaseMillis * 1_000_000;
-	}
-
 	boolean isHeld() {
-		return !this.lost && System.nanoTime() - this.expiresAtNanos < 0;
+		return !this.lease.isLost();
 	}
 
 	boolean isLost() {
-		return this.lost || System.nanoTime() - this.expiresAtNanos >= 0;
-	}
-
-	/** Mark the hold lost; true for the call that changed it. */
-	boolean markLost() {
-		synchronized (this) {
-			boolean changed = !this.lost;
-			this.lost = true;
-			return changed;
-		}
+		return this.lease.isLost();
 	}
 
 	/** Count one more handle, unless the hold was already released or lost. */
 	synchronized boolean tryReenter() {
-		if (this.count == 0 || !isHeld()) {
+		if (this.count == 0 || this.lease.isLost()) {
 			return false;
 		}
 		this.count++;
@@ -111,6 +82,11 @@ final class LockHold {
 	/** Count one handle less; true when it was the last. */
 	synchronized boolean exit() {
 		return --this.count == 0;
+	}
+
+	/** Whether this hold was released by all its handles. */
+	synchronized boolean isReleased() {
+		return this.count == 0;
 	}
 
 }

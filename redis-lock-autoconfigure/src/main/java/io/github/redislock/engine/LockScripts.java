@@ -56,10 +56,12 @@ final class LockScripts {
 	/**
 	 * Release the lock if the owner still holds it, waking waiters; false when it did
 	 * not.
+	 * @param lastToken the fencing token of the last local holder when the grant was
+	 * handed between threads, so that later grants exceed it; 0 otherwise
 	 */
-	boolean release(String name, String owner) {
-		return isOne(
-				this.redis.execute(RELEASE, List.of(this.keys.lockKey(name)), owner, this.keys.releaseChannel(name)));
+	boolean release(String name, String owner, long lastToken) {
+		return isOne(this.redis.execute(RELEASE, List.of(this.keys.lockKey(name), this.keys.fenceKey(name)), owner,
+				this.keys.releaseChannel(name), Long.toString(lastToken), Long.toString(FENCE_RETENTION_MILLIS)));
 	}
 
 	/** Extend the owner's lease; false when the lock is no longer the owner's. */

@@ -9,29 +9,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews the leases of the holds that have no fixed lease, from one shared scheduler
- * thread.
+ * Renews the leases that have no fixed length, from one shared scheduler thread.
  *
  * <h2>Design notes</h2>
  *
  * There is no timer per lock: one periodic tick, a tenth of the renewal interval apart,
- * walks the watched holds and renews those whose last renewal is an interval old. A
- * renewal is the owner-checked {@code renew.lua}; its reply decides the hold's fate:
+ * walks the watched leases and renews those whose last renewal is an interval old. A
+ * renewal is the owner-checked {@code renew.lua}; its reply decides the lease's fate:
  * <ul>
- * <li>renewed: the hold's expiry moves to the time the renewal was <em>sent</em> plus the
- * lease, since Redis may have run it at any moment after that;</li>
- * <li>not the owner any more: the lock expired or Redis lost it. The hold is marked lost,
- * a warning names the key, and the holder learns it from {@code isHeld()} and at
+ * <li>renewed: the lease's expiry moves to the time the renewal was <em>sent</em> plus
+ * the lease length, since Redis may have run it at any moment after that;</li>
+ * <li>not the owner any more: the lock expired or Redis lost it. The lease is marked
+ * lost, a warning names the key, and the holder learns it from {@code isHeld()} and at
  * release;</li>
  * <li>Redis failed: the renewal is tried again at the next tick, until the last known
- * expiry passes. By then the lock has surely expired in Redis, so the hold is marked lost
- * even though Redis never said so.</li>
+ * expiry passes. By then the lock has surely expired in Redis, so the lease is marked
+ * lost even though Redis never said so.</li>
  * </ul>
- * A hold released while its renewal is in flight is harmless: the renewal either extends
- * a lock that is about to be deleted by its owner, or finds it gone; the release unwatched
- * the hold before deleting the key, so that finding is not reported as a loss. The tick thread also runs the engine's housekeeping
- * (unsubscribing idle channels, releasing grants whose acquisition failed), so the engine
- * has one thread in all.
+ * The watchdog renews leases, not holds: when a lease is handed from one local thread to
+ * the next, its renewal schedule carries on unchanged. A lease released while its renewal
+ * is in flight is harmless: the renewal either extends a lock that is about to be deleted
+ * by its owner, or finds it gone; the release unwatched the lease before deleting the
+ * key, so that finding is not reported as a loss. The tick thread also runs the engine's
+ * housekeeping (unsubscribing idle channels, releasing grants whose acquisition failed),
+ * so the engine has one thread in all.
  *
  * @author redis-lock
  */
@@ -43,8 +44,8 @@ final class LockWatchdog implements AutoCloseable {
 
 	private final long renewIntervalNanos;
 
-	/** The watched holds and the time their last renewal was sent. */
-	private final ConcurrentHashMap<LockHold, Long> lastRenewed = new ConcurrentHashMap<>();
+	/** The watched leases and the time their last renewal was sent. */
+	private final ConcurrentHashMap<LockLease, Long> lastRenewed = new ConcurrentHashMap<>();
 
 	private final ScheduledExecutorService scheduler;
 
@@ -62,12 +63,12 @@ final class LockWatchdog implements AutoCloseable {
 				TimeUnit.MILLISECONDS);
 	}
 
-	void watch(LockHold hold) {
-		this.lastRenewed.put(hold, System.nanoTime());
+	void watch(LockLease lease) {
+		this.lastRenewed.put(lease, System.nanoTime());
 	}
 
-	void unwatch(LockHold hold) {
-		this.lastRenewed.remove(hold);
+	void unwatch(LockLease lease) {
+		this.lastRenewed.remove(lease);
 	}
 
 	/**
@@ -83,38 +84,40 @@ final class LockWatchdog implements AutoCloseable {
 
 	private void renewDue() {
 		long now = System.nanoTime();
-		this.lastRenewed.forEach((hold, last) -> {
+		this.lastRenewed.forEach((lease, last) -> {
 			if (now - last >= this.renewIntervalNanos) {
-				renew(hold);
+				renew(lease);
 			}
 		});
 	}
 
-	private void renew(LockHold hold) {
+	private void renew(LockLease lease) {
 		long sentAt = System.nanoTime();
 		try {
-			if (this.scripts.renew(hold.key(), hold.owner(), hold.leaseMillis())) {
-				hold.renewed(sentAt);
-				this.lastRenewed.replace(hold, sentAt);
+			if (this.scripts.renew(lease.key(), lease.owner(), lease.leaseMillis())) {
+				lease.renewed(sentAt);
+				this.lastRenewed.replace(lease, sentAt);
 				return;
 			}
-			lose(hold, "it expired or was taken over in Redis");
+			lose(lease, "it expired or was taken over in Redis");
 		}
 		catch (RuntimeException ex) {
-			if (System.nanoTime() - hold.expiresAtNanos() >= 0) {
-				lose(hold, "Redis could not be reached to renew it before its lease ran out (" + ex.getMessage() + ")");
+			if (System.nanoTime() - lease.expiresAtNanos() >= 0) {
+				lose(lease,
+						"Redis could not be reached to renew it before its lease ran out (" + ex.getMessage() + ")");
 			}
 			else {
-				logger.debug("Could not renew lock '{}'; trying again", hold.key(), ex);
+				logger.debug("Could not renew lock '{}'; trying again", lease.key(), ex);
 			}
 		}
 	}
 
-	private void lose(LockHold hold, String reason) {
-		// A hold released while its renewal was in flight finds its key gone: not a loss.
-		if (this.lastRenewed.remove(hold) != null && hold.markLost()) {
+	private void lose(LockLease lease, String reason) {
+		// A lease released while its renewal was in flight finds its key gone: not a
+		// loss.
+		if (this.lastRenewed.remove(lease) != null && lease.markLost()) {
 			logger.warn("Lost lock '{}' (fencing token {}) while it was held: {}; work done under it is no longer "
-					+ "exclusive", hold.key(), hold.fencingToken(), reason);
+					+ "exclusive", lease.key(), lease.fencingToken(), reason);
 		}
 	}
 

@@ -36,6 +36,12 @@ public final class RedisLockEngine implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisLockEngine.class);
 
+	/** How many times in a row a lock may pass between threads of this JVM. */
+	private static final int MAX_HANDOFFS = 16;
+
+	/** How long a lock may keep passing between threads of this JVM. */
+	private static final long MAX_HANDOFF_MILLIS = 50;
+
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
 
@@ -95,64 +101,98 @@ public final class RedisLockEngine implements AutoCloseable {
 		if (current != null && current.ownerThread() == Thread.currentThread() && current.tryReenter()) {
 			return new RedisLockHandle(this, current);
 		}
-		long leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : this.options.watchdogLease().toMillis();
-		String owner = this.tokens.next();
-		long deadline = System.nanoTime() + waitTime.toNanos();
-		long sentAt = System.nanoTime();
-		Attempt attempt = attempt(key, owner, leaseMillis);
-		if (!attempt.granted()) {
-			if (waitTime.isZero()) {
-				return null;
-			}
-			sentAt = System.nanoTime();
-			attempt = await(key, owner, leaseMillis, deadline);
-			if (attempt == null) {
-				return null;
-			}
+		Acquisition acquisition = new Acquisition(key, this.tokens.next(),
+				(leaseTime != null) ? leaseTime.toMillis() : this.options.watchdogLease().toMillis(), leaseTime == null,
+				System.nanoTime() + waitTime.toNanos());
+		LockHold hold = null;
+		// A lock another thread of this JVM holds needs no round trip to know it is
+		// taken.
+		if (!isHeldByAnotherLocalThread(current)) {
+			hold = tryRedis(acquisition).hold();
 		}
-		LockHold hold = new LockHold(key, owner, attempt.fencingToken(), leaseMillis, leaseTime == null, sentAt);
-		this.holds.put(key, hold);
-		if (hold.isRenewed()) {
-			this.watchdog.watch(hold);
+		if (hold == null && !waitTime.isZero()) {
+			hold = await(acquisition);
 		}
-		return new RedisLockHandle(this, hold);
+		return (hold != null) ? new RedisLockHandle(this, hold) : null;
 	}
 
 	/**
-	 * Wait for the lock as a subscriber of its release channel.
-	 * @return the granting attempt, or {@code null} when the wait time ran out
+	 * Wait for the lock as a queued subscriber of its release channel, until Redis grants
+	 * it or a local holder hands it over.
+	 * @return the hold, or {@code null} when the wait time ran out
 	 */
-	private @Nullable Attempt await(String key, String owner, long leaseMillis, long deadline) {
-		String channel = this.keys.releaseChannel(key);
+	private @Nullable LockHold await(Acquisition acquisition) {
+		String channel = this.keys.releaseChannel(acquisition.key());
 		Waiter waiter;
 		try {
-			waiter = this.subscriptions.join(channel);
+			waiter = this.subscriptions.join(channel, acquisition.renewed());
 		}
 		catch (RuntimeException ex) {
-			throw new LockAccessException(key, "wait for", ex);
+			throw new LockAccessException(acquisition.key(), "wait for", ex);
 		}
+		LockHold hold = null;
 		try {
 			while (true) {
-				Attempt attempt = attempt(key, owner, leaseMillis);
-				if (attempt.granted()) {
-					return attempt;
+				hold = waiter.takeHandoff();
+				if (hold != null) {
+					return hold;
 				}
-				long remaining = deadline - System.nanoTime();
+				long sleepNanos;
+				LockHold local = this.holds.get(acquisition.key());
+				if (isHeldByAnotherLocalThread(local)) {
+					// Its release wakes a queued waiter: by hand-over, or by the release
+					// message.
+					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
+				}
+				else {
+					Outcome outcome = tryRedis(acquisition);
+					hold = outcome.hold();
+					if (hold != null) {
+						return hold;
+					}
+					sleepNanos = outcome.holderLeftNanos();
+				}
+				long remaining = acquisition.deadlineNanos() - System.nanoTime();
 				if (remaining <= 0) {
 					return null;
 				}
-				long holderLeft = (attempt.holderLeaseMillis() < 0) ? Long.MAX_VALUE
-						: Math.max(1, attempt.holderLeaseMillis()) * 1_000_000;
-				waiter.await(Math.min(remaining, holderLeft));
+				waiter.await(Math.min(remaining, Math.max(sleepNanos, 1_000_000)));
 			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new LockInterruptedException(key, ex);
+			throw new LockInterruptedException(acquisition.key(), ex);
 		}
 		finally {
-			this.subscriptions.leave(channel, waiter);
+			LockHold untaken = this.subscriptions.leave(channel, waiter);
+			if (untaken != null && untaken != hold) {
+				// Handed over as this waiter gave up: pass it on rather than drop it.
+				releaseQuietly(untaken);
+			}
 		}
+	}
+
+	private boolean isHeldByAnotherLocalThread(@Nullable LockHold hold) {
+		return hold != null && hold.ownerThread() != Thread.currentThread() && !hold.isReleased() && hold.isHeld();
+	}
+
+	/** One acquire script; a grant becomes this thread's hold. */
+	private Outcome tryRedis(Acquisition acquisition) {
+		long sentAt = System.nanoTime();
+		Attempt attempt = attempt(acquisition.key(), acquisition.owner(), acquisition.leaseMillis());
+		if (!attempt.granted()) {
+			long holderLeft = (attempt.holderLeaseMillis() < 0) ? Long.MAX_VALUE
+					: attempt.holderLeaseMillis() * 1_000_000;
+			return new Outcome(null, holderLeft);
+		}
+		LockLease lease = new LockLease(acquisition.key(), acquisition.owner(), attempt.fencingToken(),
+				acquisition.leaseMillis(), acquisition.renewed(), sentAt);
+		LockHold hold = new LockHold(lease, attempt.fencingToken(), Thread.currentThread(), 0);
+		this.holds.put(acquisition.key(), hold);
+		if (lease.isRenewed()) {
+			this.watchdog.watch(lease);
+		}
+		return new Outcome(hold, 0);
 	}
 
 	private Attempt attempt(String key, String owner, long leaseMillis) {
@@ -171,10 +211,19 @@ public final class RedisLockEngine implements AutoCloseable {
 
 	private void releaseQuietly(String key, String owner) {
 		try {
-			this.scripts.release(key, owner);
+			this.scripts.release(key, owner, 0);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not release lock '{}' after a failed acquisition; it expires with its lease", key, ex);
+		}
+	}
+
+	private void releaseQuietly(LockHold hold) {
+		try {
+			release(hold);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not pass on lock '{}'; it expires with its lease", hold.key(), ex);
 		}
 	}
 
@@ -185,19 +234,36 @@ public final class RedisLockEngine implements AutoCloseable {
 			}
 			return;
 		}
+		LockLease lease = hold.lease();
+		if (mayHandOff(hold) && this.subscriptions.handOff(this.keys.releaseChannel(hold.key()), hold::successor,
+				(next) -> this.holds.put(next.key(), next))) {
+			return;
+		}
 		this.holds.remove(hold.key(), hold);
-		this.watchdog.unwatch(hold);
+		this.watchdog.unwatch(lease);
 		boolean released;
 		try {
-			released = this.scripts.release(hold.key(), hold.owner());
+			released = this.scripts.release(hold.key(), lease.owner(), (hold.handoffs() > 0) ? hold.fencingToken() : 0);
 		}
 		catch (RuntimeException ex) {
 			throw new LockAccessException(hold.key(), "release", ex);
 		}
-		if (!released || hold.isLost()) {
-			hold.markLost();
+		if (!released || lease.isLost()) {
+			lease.markLost();
 			throw new LockLostException(hold.key(), hold.fencingToken());
 		}
+	}
+
+	/**
+	 * Whether a released hold may go to a local waiter: only a renewed lease, since a
+	 * waiter asks for the lease length the watchdog keeps, and only within bounds, so
+	 * that waiters in other JVMs get their turn at least every {@value #MAX_HANDOFFS}
+	 * grants or {@value #MAX_HANDOFF_MILLIS} ms.
+	 */
+	private boolean mayHandOff(LockHold hold) {
+		LockLease lease = hold.lease();
+		return lease.isRenewed() && !lease.isLost() && hold.handoffs() < MAX_HANDOFFS
+				&& System.nanoTime() - lease.grantedAtNanos() < MAX_HANDOFF_MILLIS * 1_000_000;
 	}
 
 	/**
@@ -218,7 +284,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Return how many holds the watchdog renews now.
+	 * Return how many leases the watchdog renews now.
 	 * @return the number of renewed holds
 	 */
 	public int renewedCount() {
@@ -233,6 +299,16 @@ public final class RedisLockEngine implements AutoCloseable {
 	public void close() {
 		this.watchdog.close();
 		this.subscriptions.close();
+	}
+
+	/** What one acquisition asks for; the owner token is its own. */
+	private record Acquisition(String key, String owner, long leaseMillis, boolean renewed, long deadlineNanos) {
+	}
+
+	/**
+	 * A hold when Redis granted the lock, otherwise how long its holder's lease has left.
+	 */
+	private record Outcome(@Nullable LockHold hold, long holderLeftNanos) {
 	}
 
 }

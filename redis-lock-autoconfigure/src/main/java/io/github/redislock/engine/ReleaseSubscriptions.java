@@ -4,7 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -86,8 +89,8 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	 * @throws RuntimeException from the Redis client when subscribing failed; nothing is
 	 * left queued then
 	 */
-	Waiter join(String channel) {
-		Waiter waiter = new Waiter(Thread.currentThread());
+	Waiter join(String channel, boolean acceptsHandoff) {
+		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff);
 		this.channels.compute(channel, (name, waiters) -> {
 			if (waiters == null) {
 				subscribe(name);
@@ -99,12 +102,29 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		return waiter;
 	}
 
-	/** Remove a waiter, passing on a signal it did not use. */
-	void leave(String channel, Waiter waiter) {
+	/**
+	 * Remove a waiter, passing on a signal it did not use.
+	 * @return a hold handed to the waiter that it did not take, which the caller must
+	 * release
+	 */
+	@Nullable LockHold leave(String channel, Waiter waiter) {
 		ChannelWaiters waiters = this.channels.get(channel);
 		if (waiters != null) {
 			waiters.remove(waiter);
 		}
+		return waiter.takeHandoff();
+	}
+
+	/**
+	 * Hand a lock straight to the first local waiter of the channel that accepts it,
+	 * without a round trip to Redis.
+	 * @param successor makes the hold of the chosen waiter's thread
+	 * @param install records the new hold before its thread is woken
+	 * @return whether a waiter took the lock
+	 */
+	boolean handOff(String channel, Function<Thread, LockHold> successor, Consumer<LockHold> install) {
+		ChannelWaiters waiters = this.channels.get(channel);
+		return waiters != null && waiters.handOff(successor, install);
 	}
 
 	/** Unsubscribe channels that have had no waiter for the linger time. */
@@ -238,10 +258,20 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 		private final Thread thread;
 
+		private final boolean acceptsHandoff;
+
+		private final AtomicReference<@Nullable LockHold> handoff = new AtomicReference<>();
+
 		private volatile boolean signalled;
 
-		Waiter(Thread thread) {
+		Waiter(Thread thread, boolean acceptsHandoff) {
 			this.thread = thread;
+			this.acceptsHandoff = acceptsHandoff;
+		}
+
+		/** The hold handed to this waiter, if any, now owned by the caller. */
+		@Nullable LockHold takeHandoff() {
+			return this.handoff.getAndSet(null);
 		}
 
 		void signal() {
@@ -306,6 +336,19 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 		synchronized void signalAll() {
 			this.queue.forEach(Waiter::signal);
+		}
+
+		synchronized boolean handOff(Function<Thread, LockHold> successor, Consumer<LockHold> install) {
+			for (Waiter waiter : this.queue) {
+				if (waiter.acceptsHandoff && waiter.handoff.get() == null) {
+					LockHold next = successor.apply(waiter.thread);
+					install.accept(next);
+					waiter.handoff.set(next);
+					waiter.signal();
+					return true;
+				}
+			}
+			return false;
 		}
 
 		synchronized boolean isIdleSince(long time) {

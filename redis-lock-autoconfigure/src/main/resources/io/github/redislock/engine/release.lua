@@ -1,10 +1,19 @@
 -- Releases the lock when the caller owns it, and tells waiters through the release channel.
 -- KEYS[1]  the lock key
+-- KEYS[2]  the fence key
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  the release channel
+-- ARGV[3]  the last fencing token used in this JVM when the grant was handed between its threads, else 0
+-- ARGV[4]  how long the fence key outlives a grant, in milliseconds
 -- Reply:   1 when released; 0 when the lock had expired or belongs to another owner (it is left as it is)
 if redis.call('get', KEYS[1]) == ARGV[1] then
 	redis.call('del', KEYS[1])
+	if ARGV[3] ~= '0' then
+		local fence = tonumber(redis.call('get', KEYS[2]))
+		if not fence or fence < tonumber(ARGV[3]) then
+			redis.call('set', KEYS[2], ARGV[3], 'PX', ARGV[4])
+		end
+	end
 	redis.call('publish', ARGV[2], '')
 	return 1
 end

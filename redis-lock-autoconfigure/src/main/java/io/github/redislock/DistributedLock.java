@@ -1,0 +1,166 @@
+package io.github.redislock;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.springframework.aot.hint.annotation.Reflective;
+import org.springframework.core.annotation.AliasFor;
+
+/**
+ * Runs the annotated method of a Spring bean under a distributed lock, acquired before
+ * the method runs and released when it returns or throws:
+ *
+ * <pre class="code">
+ * &#64;DistributedLock(key = "order:#order.id", waitTime = "2s")
+ * public void ship(Order order) { ... }
+ * </pre>
+ *
+ * <h2>Key templates</h2> Each {@link #key() key} is literal text with expressions in it:
+ * <ul>
+ * <li>{@code #name}, {@code #name.property.property}, {@code #p0} / {@code #a0},
+ * {@code #root.methodName}: a short reference, which ends at the first character that
+ * cannot continue a Java identifier chain, so {@code "order:#order.id:line:#p1"} reads
+ * two references. Record components are read like properties ({@code #order.id} calls
+ * {@code id()} on a record).</li>
+ * <li>{@code #{...}}: any SpEL expression, such as
+ * {@code "user:#{#user.name.toLowerCase()}"} or
+ * {@code "tenant:#{@tenantResolver.current()}"} for a bean.</li>
+ * <li>{@code ##} is a literal {@code #}; every other character is literal. A {@code #}
+ * that starts neither form is an error, and so is a short reference followed by {@code (}
+ * or {@code [}: write method calls and indexing inside {@code #{...}}.</li>
+ * </ul>
+ * The root object offers {@code method}, {@code methodName}, {@code args}, {@code target}
+ * and {@code targetClass}. Parameter names ({@code #order}) need classes compiled with
+ * {@code -parameters} (Spring Boot's build plugins do it); {@code #p0} always works.
+ *
+ * <p>
+ * Templates are parsed and checked when the bean is created: a syntax error, an unknown
+ * parameter name or an unsupported method stops the application with a
+ * {@code io.github.redislock.annotation.LockConfigurationException} naming the class,
+ * method, key and fix. At call time, an expression that evaluates to {@code null} or a
+ * blank string throws a {@link LockKeyException}: nothing is locked and the method does
+ * not run.
+ *
+ * <h2>Several keys</h2> With several keys all of them are locked, in sorted order so that
+ * two methods naming the same keys in another order cannot deadlock, and released in
+ * reverse order. The wait time is the budget for all of them.
+ *
+ * <h2>Proxies and ordering</h2> The lock is applied by a proxy, so only calls from
+ * another bean are locked: a call from inside the same bean (self-invocation) runs
+ * without the lock. The lock advice is always outside {@code @Transactional}: the lock is
+ * taken before the transaction begins and released after it committed or rolled back. The
+ * annotation works on interface methods, on classes proxied with JDK proxies or CGLIB,
+ * and as a meta-annotation of composed annotations.
+ *
+ * <h2>Return types</h2> A method returning {@link java.util.concurrent.CompletionStage}
+ * or {@link java.util.concurrent.CompletableFuture} keeps its locks until the returned
+ * stage completes; the caller gets a future that completes after the release. Other
+ * asynchronous methods (Reactor {@code Mono} and {@code Flux}, other
+ * {@code org.reactivestreams.Publisher} types, plain {@link java.util.concurrent.Future},
+ * {@code @Async} methods, Kotlin suspending functions) are rejected at start-up, since
+ * their work would outlive the lock.
+ *
+ * @author redis-lock
+ * @see LockOperations
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Reflective
+public @interface DistributedLock {
+
+	/**
+	 * Alias for {@link #key()}.
+	 * @return the key templates
+	 */
+	@AliasFor("key")
+	String[] value() default {};
+
+	/**
+	 * Key templates of the locks to hold while the method runs, each literal text with
+	 * {@code #name}, {@code #p0}, {@code #root.methodName} references and {@code #{...}}
+	 * expressions (see the {@linkplain DistributedLock type documentation}). Several
+	 * entries lock several keys, acquired in sorted order.
+	 * <p>
+	 * The default is a single key made of the simple name of the bean's class and the
+	 * method name, such as {@code "OrderService.ship"}.
+	 * @return the key templates
+	 */
+	@AliasFor("value")
+	String[] key() default {};
+
+	/**
+	 * How long to wait for the locks, as a duration string: {@code "5s"},
+	 * {@code "500ms"}, {@code "PT2S"}, or a plain number of milliseconds;
+	 * {@code "${...}"} placeholders are resolved. {@code "0"} makes a single attempt.
+	 * With several keys it is the budget for all of them.
+	 * <p>
+	 * The default is empty: the {@link LockOptions#waitTime() configured wait time}
+	 * ({@code redis-lock.wait-time}).
+	 * @return the wait time
+	 */
+	String waitTime() default "";
+
+	/**
+	 * Fixed lease of the locks, as a duration string like {@link #waitTime()}: the locks
+	 * expire after it even if the method still runs, and are not renewed.
+	 * <p>
+	 * The default is empty: the {@link LockOptions#leaseTime() configured lease}
+	 * ({@code redis-lock.lease-time}), which when unset means the watchdog renews the
+	 * locks for as long as the method runs.
+	 * @return the lease time
+	 */
+	String leaseTime() default "";
+
+	/**
+	 * What to do when the locks are not acquired within the wait time. Only a lock held
+	 * elsewhere for the whole wait triggers it: a Redis failure always throws
+	 * {@link LockAccessException}.
+	 * <p>
+	 * The default is {@link OnFailure#THROW}.
+	 * @return the failure strategy
+	 */
+	OnFailure onFailure() default OnFailure.THROW;
+
+	/**
+	 * Name of the method to call instead when the locks are not acquired, with
+	 * {@code onFailure = FALLBACK}: a method of the same bean class with the same
+	 * parameter types and a compatible return type. It is called on the target object
+	 * with the same arguments, without the proxy's other advice.
+	 * <p>
+	 * The default is empty: no fallback.
+	 * @return the fallback method name
+	 */
+	String fallback() default "";
+
+	/**
+	 * What a {@link DistributedLock @DistributedLock} method does when its locks stay
+	 * held elsewhere for the whole wait time.
+	 */
+	enum OnFailure {
+
+		/**
+		 * Throw {@link LockTimeoutException}.
+		 */
+		THROW,
+
+		/**
+		 * Do not run the method and return {@code null},
+		 * {@link java.util.Optional#empty()} for an {@code Optional} return type, or a
+		 * completed future of either for a {@code CompletionStage}. Rejected at start-up
+		 * on methods returning a primitive.
+		 */
+		SKIP,
+
+		/**
+		 * Call the {@link DistributedLock#fallback() fallback} method instead and return
+		 * its result.
+		 */
+		FALLBACK
+
+	}
+
+}

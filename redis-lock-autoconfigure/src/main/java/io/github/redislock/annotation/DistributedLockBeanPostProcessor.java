@@ -1,0 +1,123 @@
+package io.github.redislock.annotation;
+
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryUtils;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.context.EmbeddedValueResolverAware;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringValueResolver;
+import org.springframework.util.function.SingletonSupplier;
+
+import io.github.redislock.DistributedLock;
+import io.github.redislock.LockOperations;
+
+/**
+ * Applies {@link DistributedLock @DistributedLock} to the beans whose methods (or the
+ * interface methods they implement) carry it, directly or as a meta-annotation.
+ *
+ * <p>
+ * Its advisor goes before existing advisors, so the lock wraps the advice of
+ * {@code @Transactional} and {@code @Cacheable}: the lock is held from before the
+ * transaction begins until after it ends. It needs no AspectJ weaver and works with or
+ * without an auto-proxy creator. As with any proxy, calls from inside the bean itself are
+ * not intercepted.
+ *
+ * <p>
+ * Each annotated bean is checked when it is created: its key templates are parsed and its
+ * methods, wait and lease times and fallbacks checked, and a
+ * {@link LockConfigurationException} stops the context at the first problem. The
+ * {@link LockOperations} bean is looked up on the first locked call, so this
+ * post-processor does not create it early; its existence is checked with the first
+ * annotated bean. A {@link LockKeyEvaluator} bean is used when there is one.
+ *
+ * @author redis-lock
+ */
+@SuppressWarnings("serial")
+public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+		implements EmbeddedValueResolverAware {
+
+	private final LockMethodSpecs specs;
+
+	private @Nullable BeanFactory lockBeanFactory;
+
+	private volatile boolean lockOperationsChecked;
+
+	/**
+	 * Create a post-processor that locks with the context's {@link LockOperations} bean.
+	 */
+	public DistributedLockBeanPostProcessor() {
+		setBeforeExistingAdvisors(true);
+		Supplier<LockKeyEvaluator> evaluator = SingletonSupplier.of(this::evaluator);
+		this.specs = new LockMethodSpecs(evaluator);
+		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, DistributedLock.class, true),
+				new DistributedLockInterceptor(this.specs, evaluator, SingletonSupplier.of(this::lockOperations)));
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		super.setBeanFactory(beanFactory);
+		this.lockBeanFactory = beanFactory;
+	}
+
+	@Override
+	public void setEmbeddedValueResolver(StringValueResolver resolver) {
+		this.specs.setValueResolver(resolver);
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (!(bean instanceof AopInfrastructureBean)) {
+			Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+			if (isEligible(targetClass)) {
+				this.specs.validate(targetClass);
+				checkLockOperations(targetClass);
+			}
+		}
+		return super.postProcessAfterInitialization(bean, beanName);
+	}
+
+	private void checkLockOperations(Class<?> targetClass) {
+		if (this.lockOperationsChecked || !(this.lockBeanFactory instanceof ListableBeanFactory beanFactory)) {
+			return;
+		}
+		if (BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, LockOperations.class, true,
+				false).length == 0) {
+			throw new LockConfigurationException(ClassUtils.getUserClass(targetClass), null, null,
+					"there is no LockOperations bean to lock with",
+					"Give the application a RedisConnectionFactory (add spring-boot-starter-data-redis and set"
+							+ " spring.data.redis.*), from which RedisLockAutoConfiguration creates a LockTemplate,"
+							+ " or define a LockTemplate bean");
+		}
+		this.lockOperationsChecked = true;
+	}
+
+	private LockOperations lockOperations() {
+		if (this.lockBeanFactory == null) {
+			throw new IllegalStateException("DistributedLockBeanPostProcessor needs a BeanFactory");
+		}
+		return this.lockBeanFactory.getBean(LockOperations.class);
+	}
+
+	private LockKeyEvaluator evaluator() {
+		BeanFactory beanFactory = this.lockBeanFactory;
+		LockKeyEvaluator evaluator = (beanFactory != null)
+				? beanFactory.getBeanProvider(LockKeyEvaluator.class).getIfUnique() : null;
+		if (evaluator == null) {
+			evaluator = new LockKeyEvaluator();
+			if (beanFactory != null) {
+				evaluator.setBeanFactory(beanFactory);
+			}
+		}
+		return evaluator;
+	}
+
+}

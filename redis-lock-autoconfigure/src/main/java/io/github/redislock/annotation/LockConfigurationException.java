@@ -1,0 +1,109 @@
+package io.github.redislock.annotation;
+
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thrown when a bean is created whose {@link io.github.redislock.DistributedLock
+ *
+ * @DistributedLock} declaration cannot work: a key template that does not parse or names
+ * an unknown parameter, an invalid wait or lease time, a missing fallback, a return type
+ * whose work would outlive the lock, or no {@link io.github.redislock.LockOperations}
+ * bean to lock with. It stops the application at start-up rather than letting a method
+ * run unlocked or fail on its first call. Spring Boot presents it with a failure
+ * analysis.
+ * @author redis-lock
+ */
+public class LockConfigurationException extends IllegalStateException {
+
+	private final Class<?> beanClass;
+
+	private final @Nullable Method method;
+
+	private final @Nullable String key;
+
+	private final String problem;
+
+	private final String action;
+
+	/**
+	 * Create an exception for an invalid declaration.
+	 * @param beanClass the class of the bean
+	 * @param method the annotated method, or {@code null} when the problem is not one
+	 * method's
+	 * @param key the key template at fault, or {@code null}
+	 * @param problem what is wrong
+	 * @param action what to do about it
+	 */
+	public LockConfigurationException(Class<?> beanClass, @Nullable Method method, @Nullable String key, String problem,
+			String action) {
+		super("Invalid @DistributedLock on " + describe(beanClass, method)
+				+ ((key != null) ? ", key '" + key + "'" : "") + ": " + problem + ". " + action);
+		this.beanClass = beanClass;
+		this.method = method;
+		this.key = key;
+		this.problem = problem;
+		this.action = action;
+	}
+
+	/**
+	 * Return a readable name of a method of a bean class, such as
+	 * {@code com.example.OrderService.ship(Order)}.
+	 * @param beanClass the bean class
+	 * @param method the method, or {@code null} for the class alone
+	 * @return the description
+	 */
+	static String describe(Class<?> beanClass, @Nullable Method method) {
+		if (method == null) {
+			return beanClass.getName();
+		}
+		return beanClass.getName() + "." + method.getName()
+				+ Arrays.stream(method.getParameterTypes())
+					.map(Class::getSimpleName)
+					.collect(Collectors.joining(", ", "(", ")"));
+	}
+
+	/**
+	 * Return the class of the bean whose declaration is invalid.
+	 * @return the bean class
+	 */
+	public Class<?> getBeanClass() {
+		return this.beanClass;
+	}
+
+	/**
+	 * Return the annotated method at fault, if the problem is one method's.
+	 * @return the method or {@code null}
+	 */
+	public @Nullable Method getMethod() {
+		return this.method;
+	}
+
+	/**
+	 * Return the key template at fault, if the problem is a key's.
+	 * @return the key template or {@code null}
+	 */
+	public @Nullable String getKey() {
+		return this.key;
+	}
+
+	/**
+	 * Return what is wrong, without the class, method and key.
+	 * @return the problem
+	 */
+	public String getProblem() {
+		return this.problem;
+	}
+
+	/**
+	 * Return what to do about it.
+	 * @return the action
+	 */
+	public String getAction() {
+		return this.action;
+	}
+
+}

@@ -1,0 +1,52 @@
+package io.github.redislock.annotation;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.redislock.DistributedLock.OnFailure;
+import io.github.redislock.LockRequest;
+import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
+
+/**
+ * What a {@link io.github.redislock.DistributedLock @DistributedLock} method needs at
+ * call time, resolved and checked once when its bean is created.
+ *
+ * @param method the most specific method, whose parameter names the keys use
+ * @param keys the parsed key templates
+ * @param waitTime the wait time, or {@code null} for the configured default
+ * @param leaseTime the lease, or {@code null} for the configured default
+ * @param onFailure what to do when the locks stay held elsewhere
+ * @param fallback the method to call instead, with {@link OnFailure#FALLBACK}
+ * @param completionStage whether the method returns a {@code CompletionStage}, whose
+ * completion releases the locks
+ * @param optionalResult whether the method's result (or its future's value) is an
+ * {@code Optional}, which {@link OnFailure#SKIP} returns empty
+ * @author redis-lock
+ */
+record LockMethodSpec(Method method, List<LockKey> keys, @Nullable Duration waitTime, @Nullable Duration leaseTime,
+		OnFailure onFailure, @Nullable Method fallback, boolean completionStage, boolean optionalResult) {
+
+	LockRequest request(String key, @Nullable Duration waitTime) {
+		LockRequest request = LockRequest.of(key);
+		if (waitTime != null) {
+			request = request.waitTime(waitTime);
+		}
+		return (this.leaseTime != null) ? request.leaseTime(this.leaseTime) : request;
+	}
+
+	/** The result of a call skipped by {@link OnFailure#SKIP}. */
+	@Nullable Object skippedResult() {
+		Object value = this.optionalResult ? Optional.empty() : null;
+		return this.completionStage ? CompletableFuture.completedFuture(value) : value;
+	}
+
+	boolean isLiteral() {
+		return this.keys.stream().allMatch(LockKey::isLiteral);
+	}
+
+}

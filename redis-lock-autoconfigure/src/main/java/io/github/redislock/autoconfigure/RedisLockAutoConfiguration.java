@@ -1,0 +1,122 @@
+package io.github.redislock.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.SearchStrategy;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import io.github.redislock.LockOperations;
+import io.github.redislock.LockOptions;
+import io.github.redislock.LockTemplate;
+import io.github.redislock.annotation.DistributedLockBeanPostProcessor;
+import io.github.redislock.annotation.LockKeyEvaluator;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} of redis-lock: a
+ * {@link LockTemplate} on the application's {@link RedisConnectionFactory}, configured by
+ * {@link RedisLockProperties}, and the {@link io.github.redislock.DistributedLock
+ *
+ * @DistributedLock} support. {@code redis-lock.enabled=false} turns it all off.
+ *
+ * <p>
+ * The template subscribes to release messages on a connection of its own, so the
+ * application's {@code redisMessageListenerContainer} is neither used nor replaced. The
+ * {@code @DistributedLock} support does not depend on the template being auto-configured:
+ * with no {@link LockOperations} bean, an annotated bean fails at start-up with the
+ * reason.
+ * @author redis-lock
+ */
+@AutoConfiguration(after = DataRedisAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "redis-lock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedisLockProperties.class)
+@ImportRuntimeHints(RedisLockAutoConfiguration.LuaScriptsRuntimeHints.class)
+public final class RedisLockAutoConfiguration {
+
+	private static final String PREFIX = "redis-lock.";
+
+	@Bean
+	@ConditionalOnMissingBean(LockOperations.class)
+	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+	LockTemplate lockTemplate(RedisConnectionFactory redisConnectionFactory, RedisLockProperties properties) {
+		return new LockTemplate(redisConnectionFactory, lockOptions(properties));
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static LockKeyEvaluator lockKeyEvaluator() {
+		return new LockKeyEvaluator();
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean(search = SearchStrategy.CURRENT)
+	static DistributedLockBeanPostProcessor distributedLockBeanPostProcessor(Environment environment) {
+		DistributedLockBeanPostProcessor processor = new DistributedLockBeanPostProcessor();
+		processor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+		return processor;
+	}
+
+	/**
+	 * Convert the properties, naming the property that is out of range.
+	 */
+	static LockOptions lockOptions(RedisLockProperties properties) {
+		String keyPrefix = properties.getKeyPrefix();
+		if (keyPrefix == null || keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + "key-prefix", keyPrefix,
+					"The key prefix must not be blank or contain '{' or '}', which would break the lock's hash tag.");
+		}
+		Duration waitTime = require("wait-time", properties.getWaitTime(), true);
+		Duration leaseTime = properties.getLeaseTime();
+		if (leaseTime != null) {
+			require("lease-time", leaseTime, false);
+		}
+		Duration lease = require("watchdog.lease", properties.getWatchdog().getLease(), false);
+		Duration renewInterval = require("watchdog.renew-interval", properties.getWatchdog().getRenewInterval(), false);
+		if (renewInterval.compareTo(lease) >= 0) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + "watchdog.renew-interval", renewInterval,
+					"The renew interval must be shorter than redis-lock.watchdog.lease (" + lease
+							+ "), or held locks expire between renewals; a third of the lease is a good choice.");
+		}
+		return new LockOptions(keyPrefix, waitTime, leaseTime, lease, renewInterval);
+	}
+
+	private static Duration require(String name, @Nullable Duration value, boolean zeroAllowed) {
+		if (value == null || value.isNegative() || (!zeroAllowed && value.isZero())) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + name, value,
+					"The duration must be " + (zeroAllowed ? "zero or positive." : "positive."));
+		}
+		return value;
+	}
+
+	/**
+	 * Keeps the engine's Lua scripts in native images, where they are loaded from the
+	 * classpath.
+	 */
+	static class LuaScriptsRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			hints.resources().registerPattern("io/github/redislock/engine/*.lua");
+		}
+
+	}
+
+}

@@ -1,0 +1,116 @@
+package io.github.redislock.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties for redis-lock. The defaults are those of
+ * {@link io.github.redislock.LockOptions#defaults()}.
+ *
+ * @author redis-lock
+ */
+@ConfigurationProperties("redis-lock")
+public class RedisLockProperties {
+
+	/**
+	 * Whether to enable redis-lock: the LockTemplate and @DistributedLock support. When
+	 * disabled, @DistributedLock methods run without a lock.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Prefix of the Redis keys and channels of every lock. Applications that share a
+	 * Redis and must not share locks use different prefixes.
+	 */
+	private String keyPrefix = "redis-lock:";
+
+	/**
+	 * How long to wait for a lock when the request or annotation does not say. Zero makes
+	 * a single attempt.
+	 */
+	private Duration waitTime = Duration.ofSeconds(10);
+
+	/**
+	 * Fixed lease of a lock when the request or annotation does not say, after which the
+	 * lock expires even if still in use. When not set, the watchdog renews locks while
+	 * they are held.
+	 */
+	private @Nullable Duration leaseTime;
+
+	private final Watchdog watchdog = new Watchdog();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getWaitTime() {
+		return this.waitTime;
+	}
+
+	public void setWaitTime(Duration waitTime) {
+		this.waitTime = waitTime;
+	}
+
+	public @Nullable Duration getLeaseTime() {
+		return this.leaseTime;
+	}
+
+	public void setLeaseTime(@Nullable Duration leaseTime) {
+		this.leaseTime = leaseTime;
+	}
+
+	public Watchdog getWatchdog() {
+		return this.watchdog;
+	}
+
+	/**
+	 * Watchdog properties: renewal of locks held without a fixed lease.
+	 */
+	public static class Watchdog {
+
+		/**
+		 * Lease of a lock renewed by the watchdog, which is how long the locks of a
+		 * crashed holder block others at most.
+		 */
+		private Duration lease = Duration.ofSeconds(30);
+
+		/**
+		 * How often the watchdog renews the locks it watches. Must be shorter than the
+		 * lease; a third of it leaves room for two failed renewals.
+		 */
+		private Duration renewInterval = Duration.ofSeconds(10);
+
+		public Duration getLease() {
+			return this.lease;
+		}
+
+		public void setLease(Duration lease) {
+			this.lease = lease;
+		}
+
+		public Duration getRenewInterval() {
+			return this.renewInterval;
+		}
+
+		public void setRenewInterval(Duration renewInterval) {
+			this.renewInterval = renewInterval;
+		}
+
+	}
+
+}

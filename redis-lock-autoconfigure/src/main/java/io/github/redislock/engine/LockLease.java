@@ -1,0 +1,90 @@
+package io.github.redislock.engine;
+
+/**
+ * One grant of a lock by Redis to this JVM: the owner token stored in Redis and what this
+ * JVM knows of its lease. The holds of local threads that the grant is handed to in turn
+ * share it, and so do its renewals and its loss.
+ *
+ * @author redis-lock
+ */
+final class LockLease {
+
+	private final String key;
+
+	private final String owner;
+
+	private final long fencingToken;
+
+	private final long leaseMillis;
+
+	private final boolean renewed;
+
+	private final long grantedAtNanos;
+
+	/** System.nanoTime() by which the lease has surely run out unless renewed. */
+	private volatile long expiresAtNanos;
+
+	private volatile boolean lost;
+
+	LockLease(String key, String owner, long fencingToken, long leaseMillis, boolean renewed, long requestedAtNanos) {
+		this.key = key;
+		this.owner = owner;
+		this.fencingToken = fencingToken;
+		this.leaseMillis = leaseMillis;
+		this.renewed = renewed;
+		this.grantedAtNanos = System.nanoTime();
+		// The lease started when Redis ran the script, which was after the request was
+		// sent.
+		this.expiresAtNanos = requestedAtNanos + leaseMillis * 1_000_000;
+	}
+
+	String key() {
+		return this.key;
+	}
+
+	String owner() {
+		return this.owner;
+	}
+
+	/**
+	 * The fencing token Redis granted; holds it was handed to since carry greater ones.
+	 */
+	long fencingToken() {
+		return this.fencingToken;
+	}
+
+	long leaseMillis() {
+		return this.leaseMillis;
+	}
+
+	/**
+	 * Whether the watchdog renews this lease, rather than letting a fixed lease run out.
+	 */
+	boolean isRenewed() {
+		return this.renewed;
+	}
+
+	long grantedAtNanos() {
+		return this.grantedAtNanos;
+	}
+
+	long expiresAtNanos() {
+		return this.expiresAtNanos;
+	}
+
+	void renewed(long requestedAtNanos) {
+		this.expiresAtNanos = requestedAtNanos + this.leaseMillis * 1_000_000;
+	}
+
+	boolean isLost() {
+		return this.lost || System.nanoTime() - this.expiresAtNanos >= 0;
+	}
+
+	/** Mark the lease lost; true for the call that changed it. */
+	synchronized boolean markLost() {
+		boolean changed = !this.lost;
+		this.lost = true;
+		return changed;
+	}
+
+}
