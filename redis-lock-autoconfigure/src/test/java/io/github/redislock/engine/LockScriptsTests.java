@@ -78,6 +78,14 @@ class LockScriptsTests {
 	}
 
 	@Test
+	void releaseRaisesTheFenceToTheLastHandedOverToken() {
+		long granted = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		this.scripts.release("order:1", "node:1", granted + 3);
+		assertThat(this.cli.get("test:{order:1}:fence")).isEqualTo(Long.toString(granted + 3));
+		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(granted + 3);
+	}
+
+	@Test
 	void renewExtendsOnlyTheOwnersLease() {
 		this.scripts.acquire("order:1", "node:1", 1000);
 		assertThat(this.scripts.renew("order:1", "node:2", 60_000)).isFalse();

@@ -1,0 +1,136 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A lock released while a thread of the same JVM waits passes to it without a round trip,
+ * keeps fencing tokens increasing, and does not starve waiters of other JVMs.
+ */
+@RedisTest
+class LockHandoffTests {
+
+	private static final LockRequest LONG_WAIT = LockRequest.of("hot").waitTime(Duration.ofSeconds(20));
+
+	private TestLocks locks;
+
+	private LockTemplate template;
+
+	private LockTemplate otherNode;
+
+	private RedisCli cli;
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.locks = new TestLocks(server);
+		this.template = this.locks.template();
+		this.otherNode = this.locks.template();
+		this.cli = this.locks.cli();
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.executor.shutdownNow();
+		this.executor.awaitTermination(10, TimeUnit.SECONDS);
+		this.locks.close();
+	}
+
+	@Test
+	void releaseHandsTheLockToALocalWaiterWithoutARoundTrip() throws Exception {
+		LockHandle first = this.template.lock("hot");
+		String owner = this.cli.get("redis-lock:{hot}");
+		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(LONG_WAIT),
+				this.executor);
+		awaitOneWaiter();
+		long roundTrips = TestLocks.roundTrips(this.cli);
+		first.close();
+		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
+		assertThat(TestLocks.roundTrips(this.cli)).isEqualTo(roundTrips);
+		assertThat(second.isHeld()).isTrue();
+		assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		assertThat(this.cli.get("redis-lock:{hot}")).isEqualTo(owner);
+		assertThat(this.otherNode.tryLock("hot", Duration.ZERO)).isEmpty();
+		second.close();
+		assertThat(this.cli.get("redis-lock:{hot}")).isNull();
+		try (LockHandle next = this.otherNode.lock("hot")) {
+			assertThat(next.fencingToken()).isGreaterThan(second.fencingToken());
+		}
+	}
+
+	@Test
+	void waiterWithAFixedLeaseGetsItsOwnGrant() throws Exception {
+		LockHandle first = this.template.lock("hot");
+		LockRequest fixed = LONG_WAIT.leaseTime(Duration.ofSeconds(5));
+		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(fixed),
+				this.executor);
+		awaitOneWaiter();
+		String firstOwner = this.cli.get("redis-lock:{hot}");
+		first.close();
+		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
+		assertThat(this.cli.get("redis-lock:{hot}")).isNotEqualTo(firstOwner);
+		assertThat(this.cli.pttl("redis-lock:{hot}")).isBetween(1L, 5000L);
+		second.close();
+	}
+
+	@Test
+	void waiterInAnotherJvmIsNotStarvedByAHotLocalLoop() throws Exception {
+		AtomicBoolean running = new AtomicBoolean(true);
+		AtomicLong localGrants = new AtomicLong();
+		List<CompletableFuture<Void>> loops = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			loops.add(CompletableFuture.runAsync(() -> {
+				while (running.get()) {
+					try (LockHandle handle = this.template.lock(LONG_WAIT)) {
+						localGrants.incrementAndGet();
+					}
+				}
+			}, this.executor));
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> localGrants.get() > 500);
+		try {
+			long start = System.nanoTime();
+			for (int i = 0; i < 50; i++) {
+				try (LockHandle remote = this.otherNode.lock(LockRequest.of("hot").waitTime(Duration.ofSeconds(10)))) {
+					assertThat(remote.isHeld()).isTrue();
+				}
+			}
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		}
+		finally {
+			running.set(false);
+			CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
+		}
+	}
+
+	private void awaitOneWaiter() {
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> Thread.getAllStackTraces()
+				.entrySet()
+				.stream()
+				.filter((entry) -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
+				.anyMatch((entry) -> List.of(entry.getValue())
+					.stream()
+					.anyMatch((frame) -> frame.getClassName().endsWith("ReleaseSubscriptions$Waiter"))));
+	}
+
+}
