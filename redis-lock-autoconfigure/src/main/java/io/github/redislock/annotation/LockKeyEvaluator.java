@@ -24,6 +24,7 @@ import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.util.ObjectUtils;
 
 import io.github.redislock.LockKeyException;
 
@@ -92,11 +93,11 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 		AnnotatedElementKey elementKey = new AnnotatedElementKey(method, targetClass);
 		List<Segment> segments = new ArrayList<>();
 		for (LockKeyTemplate.Part part : parsed.parts()) {
-			if (!part.expression()) {
+			if (!part.isExpression()) {
 				segments.add(new Segment(part.text(), null));
 				continue;
 			}
-			String source = part.text().startsWith("#") ? part.text() : "#{" + part.text() + "}";
+			String source = part.source();
 			Expression expression;
 			try {
 				expression = getExpression(this.expressions, elementKey, part.text());
@@ -180,7 +181,8 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 			}
 			String value;
 			try {
-				value = segment.expression().getValue(context, String.class);
+				Object part = segment.expression().getValue(context);
+				value = (part != null) ? ObjectUtils.nullSafeToString(part) : null;
 			}
 			catch (RuntimeException ex) {
 				throw new LockKeyException(key.template(), segment.source(), method, "failed: " + ex.getMessage(), ex);

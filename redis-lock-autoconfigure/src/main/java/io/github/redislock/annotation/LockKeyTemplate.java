@@ -68,7 +68,7 @@ final class LockKeyTemplate {
 					throw new IllegalArgumentException("'#{}' at position " + i + " is empty");
 				}
 				flush(literal, parts);
-				parts.add(new Part(expression, true));
+				parts.add(new Part(expression, Kind.EXPRESSION));
 				i = end + 1;
 			}
 			else if (next != 0 && Character.isJavaIdentifierStart(next)) {
@@ -80,7 +80,7 @@ final class LockKeyTemplate {
 							+ source.charAt(end) + "...}");
 				}
 				flush(literal, parts);
-				parts.add(new Part(reference, true));
+				parts.add(new Part(reference, Kind.REFERENCE));
 				i = end;
 			}
 			else {
@@ -89,7 +89,7 @@ final class LockKeyTemplate {
 			}
 		}
 		flush(literal, parts);
-		if (parts.stream().noneMatch(Part::expression) && source.isBlank()) {
+		if (parts.stream().allMatch((part) -> part.kind() == Kind.LITERAL) && source.isBlank()) {
 			throw new IllegalArgumentException("the key is blank");
 		}
 		return new LockKeyTemplate(source, parts);
@@ -142,7 +142,7 @@ final class LockKeyTemplate {
 
 	private static void flush(StringBuilder literal, List<Part> parts) {
 		if (!literal.isEmpty()) {
-			parts.add(new Part(literal.toString(), false));
+			parts.add(new Part(literal.toString(), Kind.LITERAL));
 			literal.setLength(0);
 		}
 	}
@@ -161,12 +161,38 @@ final class LockKeyTemplate {
 	}
 
 	/**
-	 * Literal text, or the source of a SpEL expression.
+	 * Literal text, a short reference, or a braced expression.
 	 *
-	 * @param text the literal text, or the expression without the {@code #{ }} delimiters
-	 * @param expression whether the text is an expression
+	 * @param text the literal text, or the SpEL expression: a short reference as written,
+	 * a braced expression without its {@code #{ }} delimiters
+	 * @param kind the kind of part
 	 */
-	record Part(String text, boolean expression) {
+	record Part(String text, Kind kind) {
+
+		boolean isExpression() {
+			return this.kind != Kind.LITERAL;
+		}
+
+		/** The part as written in the template, for messages. */
+		String source() {
+			return (this.kind == Kind.EXPRESSION) ? "#{" + this.text + "}" : this.text;
+		}
+
+	}
+
+	/**
+	 * Kinds of template parts.
+	 */
+	enum Kind {
+
+		/** Literal text. */
+		LITERAL,
+
+		/** A short reference such as {@code #order.id}. */
+		REFERENCE,
+
+		/** A braced expression, {@code #{...}}. */
+		EXPRESSION
 
 	}
 

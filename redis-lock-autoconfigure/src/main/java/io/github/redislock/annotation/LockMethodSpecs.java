@@ -92,8 +92,14 @@ final class LockMethodSpecs {
 			// An interface method, as a JDK proxy invokes it, shares the spec of its
 			// implementation, which is the one validated when the bean was created.
 			Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-			spec = this.cache.computeIfAbsent(new MethodClassKey(specific, targetClass),
-					(k) -> build(specific, targetClass));
+			MethodClassKey specificKey = new MethodClassKey(specific, targetClass);
+			spec = this.cache.get(specificKey);
+			if (spec == null) {
+				// Built outside the map: building may create the evaluator bean.
+				spec = build(specific, targetClass);
+				Optional<LockMethodSpec> existing = this.cache.putIfAbsent(specificKey, spec);
+				spec = (existing != null) ? existing : spec;
+			}
 			this.cache.putIfAbsent(key, spec);
 		}
 		return spec.orElse(null);
@@ -181,15 +187,14 @@ final class LockMethodSpecs {
 		return false;
 	}
 
-	private static boolean isDeferred(Class<?> type) {
-		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
-			if (DEFERRED_TYPES.contains(candidate.getName())) {
-				return true;
-			}
+	private static boolean isDeferred(@Nullable Class<?> type) {
+		if (type == null) {
+			return false;
 		}
-		return ClassUtils.getAllInterfacesForClassAsSet(type)
-			.stream()
-			.anyMatch((candidate) -> DEFERRED_TYPES.contains(candidate.getName()));
+		if (DEFERRED_TYPES.contains(type.getName()) || isDeferred(type.getSuperclass())) {
+			return true;
+		}
+		return Arrays.stream(type.getInterfaces()).anyMatch(LockMethodSpecs::isDeferred);
 	}
 
 	private @Nullable Duration duration(String value, String attribute, boolean zeroAllowed, Method method,
@@ -205,13 +210,16 @@ final class LockMethodSpecs {
 			if (!StringUtils.hasText(resolved)) {
 				return null;
 			}
+			if (resolved.contains("${")) {
+				throw new IllegalArgumentException("placeholder in '" + resolved + "' could not be resolved");
+			}
 			duration = DurationFormatterUtils.detectAndParse(resolved.trim(), DurationFormat.Unit.MILLIS);
 		}
 		catch (RuntimeException ex) {
 			throw new LockConfigurationException(beanClass, method, null,
 					attribute + " = \"" + value + "\" is not a duration: " + ex.getMessage(),
 					"Write a duration such as \"500ms\", \"5s\" or \"PT2S\", a number of milliseconds, or a"
-							+ " ${...} placeholder that resolves to one");
+							+ " ${...} placeholder that resolves to one (with a default, such as ${locks.wait:5s})");
 		}
 		if (duration.isNegative() || (!zeroAllowed && duration.isZero())) {
 			throw new LockConfigurationException(beanClass, method, null,

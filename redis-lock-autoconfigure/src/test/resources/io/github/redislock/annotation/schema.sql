@@ -1,0 +1,1 @@
+create table reservation (sku varchar(64) not null);
