@@ -25,10 +25,13 @@ public final class LockRequest {
 
 	private final @Nullable Duration leaseTime;
 
-	private LockRequest(String key, @Nullable Duration waitTime, @Nullable Duration leaseTime) {
+	private final boolean reentrant;
+
+	private LockRequest(String key, @Nullable Duration waitTime, @Nullable Duration leaseTime, boolean reentrant) {
 		this.key = key;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
+		this.reentrant = reentrant;
 	}
 
 	/**
@@ -39,7 +42,7 @@ public final class LockRequest {
 	 * @throws IllegalArgumentException if the key is null or blank
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(LockArguments.requireKey(key), null, null);
+		return new LockRequest(LockArguments.requireKey(key), null, null, true);
 	}
 
 	/**
@@ -51,7 +54,8 @@ public final class LockRequest {
 	 * @throws IllegalArgumentException if the wait time is null or negative
 	 */
 	public LockRequest waitTime(Duration waitTime) {
-		return new LockRequest(this.key, LockArguments.requireNotNegative(waitTime, "waitTime"), this.leaseTime);
+		return new LockRequest(this.key, LockArguments.requireNotNegative(waitTime, "waitTime"), this.leaseTime,
+				this.reentrant);
 	}
 
 	/**
@@ -64,7 +68,21 @@ public final class LockRequest {
 	 * @throws IllegalArgumentException if the lease is null, zero or negative
 	 */
 	public LockRequest leaseTime(Duration leaseTime) {
-		return new LockRequest(this.key, this.waitTime, LockArguments.requirePositive(leaseTime, "leaseTime"));
+		return new LockRequest(this.key, this.waitTime, LockArguments.requirePositive(leaseTime, "leaseTime"),
+				this.reentrant);
+	}
+
+	/**
+	 * Return a request whose lock belongs to the acquisition rather than to the calling
+	 * thread: no thread re-enters it, and the calling thread, asking again, waits like
+	 * any other. Use it for a lock released when asynchronous work completes, so that the
+	 * thread that started the work cannot run a second piece under the same lock
+	 * meanwhile. The default is reentrant.
+	 * @param reentrant whether the calling thread may re-enter the lock
+	 * @return a new request
+	 */
+	public LockRequest reentrant(boolean reentrant) {
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, reentrant);
 	}
 
 	/**
@@ -91,20 +109,30 @@ public final class LockRequest {
 		return this.leaseTime;
 	}
 
+	/**
+	 * Return whether the calling thread may re-enter the lock.
+	 * @return whether the lock is reentrant
+	 */
+	public boolean isReentrant() {
+		return this.reentrant;
+	}
+
 	@Override
 	public boolean equals(@Nullable Object other) {
 		return (this == other) || (other instanceof LockRequest that && this.key.equals(that.key)
-				&& Objects.equals(this.waitTime, that.waitTime) && Objects.equals(this.leaseTime, that.leaseTime));
+				&& Objects.equals(this.waitTime, that.waitTime) && Objects.equals(this.leaseTime, that.leaseTime)
+				&& this.reentrant == that.reentrant);
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.key, this.waitTime, this.leaseTime);
+		return Objects.hash(this.key, this.waitTime, this.leaseTime, this.reentrant);
 	}
 
 	@Override
 	public String toString() {
-		return "LockRequest[key=" + this.key + ", waitTime=" + this.waitTime + ", leaseTime=" + this.leaseTime + "]";
+		return "LockRequest[key=" + this.key + ", waitTime=" + this.waitTime + ", leaseTime=" + this.leaseTime
+				+ ", reentrant=" + this.reentrant + "]";
 	}
 
 }

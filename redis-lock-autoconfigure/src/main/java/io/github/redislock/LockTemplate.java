@@ -75,7 +75,7 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 
 	private @Nullable LockHandle acquire(LockRequest request, Duration waitTime) {
 		Duration leaseTime = (request.leaseTime() != null) ? request.leaseTime() : options().leaseTime();
-		return this.engine.acquire(request.key(), waitTime, leaseTime);
+		return this.engine.acquire(request.key(), waitTime, leaseTime, request.isReentrant());
 	}
 
 	private Duration waitTime(LockRequest request) {

@@ -200,4 +200,15 @@ class LockTemplateTests {
 		}
 	}
 
+	@Test
+	void nonReentrantLockIsNotReenteredByItsOwnThread() {
+		try (LockHandle handle = this.template.lock(LockRequest.of("order:1").reentrant(false))) {
+			assertThat(this.template.tryLock("order:1", Duration.ZERO)).isEmpty();
+			assertThat(this.template.tryLock(LockRequest.of("order:1").waitTime(Duration.ZERO).reentrant(false)))
+				.isEmpty();
+			assertThat(handle.isHeld()).isTrue();
+		}
+		assertThat(this.template.tryLock("order:1", Duration.ZERO)).hasValueSatisfying(LockHandle::close);
+	}
+
 }

@@ -32,7 +32,9 @@ record LockMethodSpec(Method method, List<LockKey> keys, @Nullable Duration wait
 		OnFailure onFailure, @Nullable Method fallback, boolean completionStage, boolean optionalResult) {
 
 	LockRequest request(String key, @Nullable Duration waitTime) {
-		LockRequest request = LockRequest.of(key);
+		// A lock released when the returned stage completes belongs to that stage, not to
+		// the calling thread, which could otherwise re-enter it while the stage runs.
+		LockRequest request = LockRequest.of(key).reentrant(!this.completionStage);
 		if (waitTime != null) {
 			request = request.waitTime(waitTime);
 		}

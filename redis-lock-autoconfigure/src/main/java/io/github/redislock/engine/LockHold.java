@@ -1,5 +1,7 @@
 package io.github.redislock.engine;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A lock held by one thread of this JVM, shared by that thread's reentrant handles. The
  * hold count changes under the hold's monitor, because an owner thread may re-enter while
@@ -13,7 +15,8 @@ final class LockHold {
 
 	private final long fencingToken;
 
-	private final Thread ownerThread;
+	/** The thread that may re-enter, or {@code null} when none may. */
+	private final @Nullable Thread ownerThread;
 
 	/** How many times the lease was handed from thread to thread before this hold. */
 	private final int handoffs;
@@ -22,7 +25,7 @@ final class LockHold {
 
 	private int count = 1;
 
-	LockHold(LockLease lease, long fencingToken, Thread ownerThread, int handoffs) {
+	LockHold(LockLease lease, long fencingToken, @Nullable Thread ownerThread, int handoffs) {
 		this.lease = lease;
 		this.fencingToken = fencingToken;
 		this.ownerThread = ownerThread;
@@ -34,7 +37,7 @@ final class LockHold {
 	 * this one: no other grant of the key can come between, since the lease never left
 	 * this JVM.
 	 */
-	LockHold successor(Thread thread) {
+	LockHold successor(@Nullable Thread thread) {
 		return new LockHold(this.lease, this.fencingToken + 1, thread, this.handoffs + 1);
 	}
 
@@ -50,7 +53,7 @@ final class LockHold {
 		return this.fencingToken;
 	}
 
-	Thread ownerThread() {
+	@Nullable Thread ownerThread() {
 		return this.ownerThread;
 	}
 

@@ -92,18 +92,21 @@ public final class RedisLockEngine implements AutoCloseable {
 	 * @param key the lock name, already checked
 	 * @param waitTime how long to wait; zero for a single attempt
 	 * @param leaseTime a fixed lease, or {@code null} for watchdog renewal
+	 * @param reentrant whether the lock belongs to the calling thread, which may re-enter
+	 * it, or to the acquisition alone
 	 * @return a handle, or {@code null} when the lock stayed held by another owner
 	 * @throws LockAccessException when Redis failed
 	 * @throws LockInterruptedException when interrupted while waiting
 	 */
-	public @Nullable LockHandle acquire(String key, Duration waitTime, @Nullable Duration leaseTime) {
+	public @Nullable LockHandle acquire(String key, Duration waitTime, @Nullable Duration leaseTime,
+			boolean reentrant) {
 		LockHold current = this.holds.get(key);
-		if (current != null && current.ownerThread() == Thread.currentThread() && current.tryReenter()) {
+		if (reentrant && current != null && current.ownerThread() == Thread.currentThread() && current.tryReenter()) {
 			return new RedisLockHandle(this, current);
 		}
 		Acquisition acquisition = new Acquisition(key, this.tokens.next(),
 				(leaseTime != null) ? leaseTime.toMillis() : this.options.watchdogLease().toMillis(), leaseTime == null,
-				System.nanoTime() + waitTime.toNanos());
+				reentrant, System.nanoTime() + waitTime.toNanos());
 		LockHold hold = null;
 		// A lock another thread of this JVM holds needs no round trip to know it is
 		// taken.
@@ -125,7 +128,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		String channel = this.keys.releaseChannel(acquisition.key());
 		Waiter waiter;
 		try {
-			waiter = this.subscriptions.join(channel, acquisition.renewed());
+			waiter = this.subscriptions.join(channel, acquisition.renewed(), acquisition.reentrant());
 		}
 		catch (RuntimeException ex) {
 			throw new LockAccessException(acquisition.key(), "wait for", ex);
@@ -187,7 +190,8 @@ public final class RedisLockEngine implements AutoCloseable {
 		}
 		LockLease lease = new LockLease(acquisition.key(), acquisition.owner(), attempt.fencingToken(),
 				acquisition.leaseMillis(), acquisition.renewed(), sentAt);
-		LockHold hold = new LockHold(lease, attempt.fencingToken(), Thread.currentThread(), 0);
+		LockHold hold = new LockHold(lease, attempt.fencingToken(),
+				acquisition.reentrant() ? Thread.currentThread() : null, 0);
 		this.holds.put(acquisition.key(), hold);
 		if (lease.isRenewed()) {
 			this.watchdog.watch(lease);
@@ -302,7 +306,8 @@ public final class RedisLockEngine implements AutoCloseable {
 	}
 
 	/** What one acquisition asks for; the owner token is its own. */
-	private record Acquisition(String key, String owner, long leaseMillis, boolean renewed, long deadlineNanos) {
+	private record Acquisition(String key, String owner, long leaseMillis, boolean renewed, boolean reentrant,
+			long deadlineNanos) {
 	}
 
 	/**

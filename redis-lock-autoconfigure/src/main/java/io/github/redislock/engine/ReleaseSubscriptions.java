@@ -89,8 +89,8 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	 * @throws RuntimeException from the Redis client when subscribing failed; nothing is
 	 * left queued then
 	 */
-	Waiter join(String channel, boolean acceptsHandoff) {
-		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff);
+	Waiter join(String channel, boolean acceptsHandoff, boolean reentrant) {
+		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff, reentrant);
 		this.channels.compute(channel, (name, waiters) -> {
 			if (waiters == null) {
 				subscribe(name);
@@ -122,7 +122,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	 * @param install records the new hold before its thread is woken
 	 * @return whether a waiter took the lock
 	 */
-	boolean handOff(String channel, Function<Thread, LockHold> successor, Consumer<LockHold> install) {
+	boolean handOff(String channel, Function<@Nullable Thread, LockHold> successor, Consumer<LockHold> install) {
 		ChannelWaiters waiters = this.channels.get(channel);
 		return waiters != null && waiters.handOff(successor, install);
 	}
@@ -260,13 +260,17 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 		private final boolean acceptsHandoff;
 
+		/** Whether a hold handed to this waiter may be re-entered by its thread. */
+		private final boolean reentrant;
+
 		private final AtomicReference<@Nullable LockHold> handoff = new AtomicReference<>();
 
 		private volatile boolean signalled;
 
-		Waiter(Thread thread, boolean acceptsHandoff) {
+		Waiter(Thread thread, boolean acceptsHandoff, boolean reentrant) {
 			this.thread = thread;
 			this.acceptsHandoff = acceptsHandoff;
+			this.reentrant = reentrant;
 		}
 
 		/** The hold handed to this waiter, if any, now owned by the caller. */
@@ -338,10 +342,10 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 			this.queue.forEach(Waiter::signal);
 		}
 
-		synchronized boolean handOff(Function<Thread, LockHold> successor, Consumer<LockHold> install) {
+		synchronized boolean handOff(Function<@Nullable Thread, LockHold> successor, Consumer<LockHold> install) {
 			for (Waiter waiter : this.queue) {
 				if (waiter.acceptsHandoff && waiter.handoff.get() == null) {
-					LockHold next = successor.apply(waiter.thread);
+					LockHold next = successor.apply(waiter.reentrant ? waiter.thread : null);
 					install.accept(next);
 					waiter.handoff.set(next);
 					waiter.signal();

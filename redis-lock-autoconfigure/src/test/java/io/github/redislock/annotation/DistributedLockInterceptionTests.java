@@ -212,4 +212,15 @@ class DistributedLockInterceptionTests {
 		await().untilAsserted(() -> assertThat(this.probe.held()).isEmpty());
 	}
 
+	@Test
+	void callingThreadDoesNotReenterALockHeldForItsPendingFuture() {
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<String> first = this.async.start("11", work);
+		CompletableFuture<Optional<String>> second = this.async.startOrSkip("11", new CompletableFuture<>());
+		assertThat(second).isCompletedWithValue(Optional.empty());
+		work.complete("done");
+		assertThat(first).succeedsWithin(Duration.ofSeconds(5)).isEqualTo("done");
+		await().untilAsserted(() -> assertThat(this.probe.held()).isEmpty());
+	}
+
 }
