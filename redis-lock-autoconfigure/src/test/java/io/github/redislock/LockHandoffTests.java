@@ -38,7 +38,7 @@ class LockHandoffTests {
 
 	private RedisCli cli;
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
+	private final ExecutorService executor = TestLocks.executor("lock-handoff-tests");
 
 	@BeforeEach
 	void setUp(RedisServer server) {
@@ -123,14 +123,7 @@ class LockHandoffTests {
 	}
 
 	private void awaitOneWaiter() {
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> Thread.getAllStackTraces()
-				.entrySet()
-				.stream()
-				.filter((entry) -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
-				.anyMatch((entry) -> List.of(entry.getValue())
-					.stream()
-					.anyMatch((frame) -> frame.getClassName().endsWith("ReleaseSubscriptions$Waiter"))));
+		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == 1);
 	}
 
 }

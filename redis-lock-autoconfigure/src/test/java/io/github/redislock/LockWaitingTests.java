@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -40,7 +41,7 @@ class LockWaitingTests {
 
 	private RedisCli cli;
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
+	private final ExecutorService executor = TestLocks.executor("lock-waiting-tests");
 
 	@BeforeEach
 	void setUp(RedisServer server) {
@@ -112,7 +113,9 @@ class LockWaitingTests {
 		LockHandle held = this.holderNode.lock("order:1");
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		AtomicReference<Boolean> interruptedAfter = new AtomicReference<>();
-		Thread waiter = new Thread(() -> {
+		AtomicReference<Thread> waiter = new AtomicReference<>();
+		Future<?> waiting = this.executor.submit(() -> {
+			waiter.set(Thread.currentThread());
 			try {
 				this.template.lock(LONG_WAIT);
 			}
@@ -121,10 +124,9 @@ class LockWaitingTests {
 				interruptedAfter.set(Thread.currentThread().isInterrupted());
 			}
 		});
-		waiter.start();
 		awaitSubscribed(this.template, 1);
-		waiter.interrupt();
-		waiter.join(5000);
+		waiter.get().interrupt();
+		waiting.get(5, TimeUnit.SECONDS);
 		assertThat(failure.get()).isInstanceOf(LockInterruptedException.class).hasMessageContaining("order:1");
 		assertThat(interruptedAfter.get()).isTrue();
 		held.close();
@@ -150,7 +152,7 @@ class LockWaitingTests {
 				}
 			}, this.executor));
 		}
-		await().atMost(Duration.ofSeconds(5)).until(() -> waitingThreads() == waiters);
+		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == waiters);
 		long before = TestLocks.roundTrips(this.cli);
 		held.close();
 		await().atMost(Duration.ofSeconds(5)).until(() -> granted.get() == 1);
@@ -216,18 +218,7 @@ class LockWaitingTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> template.engine().subscribedChannelCount() == channels);
 		// Subscribed, then one more attempt: wait until the waiter has made it and
 		// sleeps.
-		await().atMost(Duration.ofSeconds(5)).until(() -> waitingThreads() >= 1);
-	}
-
-	private long waitingThreads() {
-		return Thread.getAllStackTraces()
-			.entrySet()
-			.stream()
-			.filter((entry) -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
-			.filter((entry) -> List.of(entry.getValue())
-				.stream()
-				.anyMatch((frame) -> frame.getClassName().endsWith("ReleaseSubscriptions$Waiter")))
-			.count();
+		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) >= 1);
 	}
 
 	@SuppressWarnings("unchecked")

@@ -2,8 +2,12 @@ package io.github.redislock;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -84,6 +88,41 @@ final class TestLocks implements AutoCloseable {
 			.filter((entry) -> entry.getKey().startsWith("eval") || entry.getKey().contains("subscribe"))
 			.mapToLong(Map.Entry::getValue)
 			.sum();
+	}
+
+	/**
+	 * An executor whose threads carry a name of their own, so that a test can tell its
+	 * waiters from threads that other tests left behind.
+	 */
+	static ExecutorService executor(String name) {
+		AtomicInteger count = new AtomicInteger();
+		String prefix = name + "-" + System.nanoTime() + "-";
+		return Executors.newCachedThreadPool((task) -> new Thread(task, prefix + count.incrementAndGet()));
+	}
+
+	/** How many threads of the executor are asleep waiting for a lock. */
+	static long parkedWaiters(ExecutorService executor) {
+		String prefix = threadNamePrefix(executor);
+		return Thread.getAllStackTraces()
+			.entrySet()
+			.stream()
+			.filter((entry) -> entry.getKey().getName().startsWith(prefix))
+			.filter((entry) -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
+			.filter((entry) -> Arrays.stream(entry.getValue())
+				.anyMatch((frame) -> frame.getClassName().endsWith("ReleaseSubscriptions$Waiter")))
+			.count();
+	}
+
+	private static String threadNamePrefix(ExecutorService executor) {
+		try {
+			return executor.submit(() -> {
+				String name = Thread.currentThread().getName();
+				return name.substring(0, name.lastIndexOf('-') + 1);
+			}).get();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	@Override

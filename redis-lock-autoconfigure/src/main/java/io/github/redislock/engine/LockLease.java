@@ -19,8 +19,6 @@ final class LockLease {
 
 	private final boolean renewed;
 
-	private final long grantedAtNanos;
-
 	/** System.nanoTime() by which the lease has surely run out unless renewed. */
 	private volatile long expiresAtNanos;
 
@@ -32,7 +30,6 @@ final class LockLease {
 		this.fencingToken = fencingToken;
 		this.leaseMillis = leaseMillis;
 		this.renewed = renewed;
-		this.grantedAtNanos = System.nanoTime();
 		// The lease started when Redis ran the script, which was after the request was
 		// sent.
 		this.expiresAtNanos = requestedAtNanos + leaseMillis * 1_000_000;
@@ -62,10 +59,6 @@ final class LockLease {
 	 */
 	boolean isRenewed() {
 		return this.renewed;
-	}
-
-	long grantedAtNanos() {
-		return this.grantedAtNanos;
 	}
 
 	long expiresAtNanos() {

@@ -39,9 +39,6 @@ public final class RedisLockEngine implements AutoCloseable {
 	/** How many times in a row a lock may pass between threads of this JVM. */
 	private static final int MAX_HANDOFFS = 16;
 
-	/** How long a lock may keep passing between threads of this JVM. */
-	private static final long MAX_HANDOFF_MILLIS = 50;
-
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
 
@@ -260,14 +257,13 @@ public final class RedisLockEngine implements AutoCloseable {
 
 	/**
 	 * Whether a released hold may go to a local waiter: only a renewed lease, since a
-	 * waiter asks for the lease length the watchdog keeps, and only within bounds, so
-	 * that waiters in other JVMs get their turn at least every {@value #MAX_HANDOFFS}
-	 * grants or {@value #MAX_HANDOFF_MILLIS} ms.
+	 * waiter asks for the lease length the watchdog keeps, and at most
+	 * {@value #MAX_HANDOFFS} times in a row, so that waiters in other JVMs get their
+	 * turn: the release that ends a chain goes through Redis and wakes them.
 	 */
 	private boolean mayHandOff(LockHold hold) {
 		LockLease lease = hold.lease();
-		return lease.isRenewed() && !lease.isLost() && hold.handoffs() < MAX_HANDOFFS
-				&& System.nanoTime() - lease.grantedAtNanos() < MAX_HANDOFF_MILLIS * 1_000_000;
+		return lease.isRenewed() && !lease.isLost() && hold.handoffs() < MAX_HANDOFFS;
 	}
 
 	/**
