@@ -1,0 +1,63 @@
+package io.github.redislock.samples.flashsale;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of the flash-sale sample, under {@code flash-sale}. Whether a Redis is started
+ * for the application is set by {@code flash-sale.embedded-redis}, read before these are
+ * bound (see {@link io.github.redislock.samples.flashsale.embedded.EmbeddedRedis}).
+ *
+ * @author redis-lock
+ */
+@ConfigurationProperties("flash-sale")
+public class FlashSaleProperties {
+
+	/** Default cron expression of the sales report: every ten seconds. */
+	public static final String DEFAULT_REPORT_CRON = "*/10 * * * * *";
+
+	/**
+	 * Pause of a purchase between reading the stock and writing it back. It stands for
+	 * the payment and other calls a real checkout makes there, and widens the window in
+	 * which purchases without the lock race.
+	 */
+	private Duration thinkTime = Duration.ofMillis(1);
+
+	/**
+	 * Name of this instance in the log, such as in the sales report. The default is made
+	 * of the process id.
+	 */
+	private String instanceName = "pid-" + ProcessHandle.current().pid();
+
+	/**
+	 * Cron expression of the sales report, in the JVM's time zone. Every instance fires
+	 * at the same wall-clock seconds and one of them runs it.
+	 */
+	private String reportCron = DEFAULT_REPORT_CRON;
+
+	public Duration getThinkTime() {
+		return this.thinkTime;
+	}
+
+	public void setThinkTime(Duration thinkTime) {
+		this.thinkTime = thinkTime;
+	}
+
+	public String getInstanceName() {
+		return this.instanceName;
+	}
+
+	public void setInstanceName(String instanceName) {
+		this.instanceName = instanceName;
+	}
+
+	public String getReportCron() {
+		return this.reportCron;
+	}
+
+	public void setReportCron(String reportCron) {
+		this.reportCron = reportCron;
+	}
+
+}

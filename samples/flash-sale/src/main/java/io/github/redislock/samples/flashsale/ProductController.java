@@ -1,0 +1,94 @@
+package io.github.redislock.samples.flashsale;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.redislock.LockTimeoutException;
+
+/**
+ * The shop's HTTP API. A purchase answers {@code 200} with the item sold, {@code 409}
+ * when the product is sold out and {@code 503} when the lock stayed busy.
+ *
+ * @author redis-lock
+ */
+@RestController
+@RequestMapping("/products/{id}")
+public class ProductController {
+
+	private final Inventory inventory;
+
+	private final Checkout checkout;
+
+	/**
+	 * Create the controller.
+	 * @param inventory the stock, and the purchase without the lock
+	 * @param checkout the purchase under the lock
+	 */
+	public ProductController(Inventory inventory, Checkout checkout) {
+		this.inventory = inventory;
+		this.checkout = checkout;
+	}
+
+	/**
+	 * Show a product's stock and sales.
+	 * @param id the product id
+	 * @return the product, or {@code 404} if it was never restocked
+	 */
+	@GetMapping
+	public ResponseEntity<Product> product(@PathVariable String id) {
+		return ResponseEntity.of(this.inventory.find(id));
+	}
+
+	/**
+	 * Buy one item under the product's distributed lock.
+	 * @param id the product id
+	 * @return the purchase
+	 */
+	@PostMapping("/purchase")
+	public ResponseEntity<Purchase> purchase(@PathVariable String id) {
+		return respond(this.checkout.purchase(id));
+	}
+
+	/**
+	 * Buy one item with the same logic and no lock, to see what the lock prevents.
+	 * @param id the product id
+	 * @return the purchase
+	 */
+	@PostMapping("/purchase-unsafe")
+	public ResponseEntity<Purchase> purchaseUnsafe(@PathVariable String id) {
+		return respond(this.inventory.purchase(id));
+	}
+
+	/**
+	 * Set a product's stock and clear its sales, creating the product if needed.
+	 * @param id the product id
+	 * @param stock the new stock
+	 * @return the product
+	 */
+	@PostMapping("/restock")
+	public Product restock(@PathVariable String id, @RequestParam(defaultValue = "100") long stock) {
+		return this.inventory.restock(id, stock);
+	}
+
+	/**
+	 * Answer {@code 503} to a purchase that waited for the lock in vain.
+	 * @param ex the exception
+	 * @return the response
+	 */
+	@ExceptionHandler
+	public ResponseEntity<String> lockBusy(LockTimeoutException ex) {
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").body(ex.getMessage());
+	}
+
+	private static ResponseEntity<Purchase> respond(Purchase purchase) {
+		return ResponseEntity.status(purchase.sold() ? HttpStatus.OK : HttpStatus.CONFLICT).body(purchase);
+	}
+
+}

@@ -1,0 +1,197 @@
+package io.github.redislock.samples.flashsale.demo;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.redislock.test.RedisServer;
+
+/**
+ * The demo behind {@code --demo}: starts a Redis and two instances of the sample in two
+ * JVMs, sends the same burst of concurrent purchases to both, first without the lock and
+ * then with it, prints a table of the outcome and stops everything it started.
+ *
+ * <p>
+ * The other {@code --name=value} arguments are passed on to both instances, so
+ * {@code --flash-sale.think-time=20ms} changes their think time. When they include
+ * {@code --spring.data.redis.host} or {@code --spring.data.redis.port}, the instances use
+ * that Redis and the demo starts none.
+ *
+ * @author redis-lock
+ */
+public final class FlashSaleDemo {
+
+	/** The argument that runs the demo instead of the application. */
+	public static final String ARGUMENT = "--demo";
+
+	private static final int PURCHASES = 2000;
+
+	private static final int STOCK = 100;
+
+	private static final int CONCURRENCY = 64;
+
+	private static final String PRODUCT = "1";
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+	private static final String REPORT_CRON = "flash-sale.report-cron";
+
+	private final PrintStream out = System.out;
+
+	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	private final Map<String, String> properties;
+
+	private final List<SampleInstance> instances = new CopyOnWriteArrayList<>();
+
+	private volatile @Nullable RedisServer redis;
+
+	private FlashSaleDemo(Map<String, String> properties) {
+		this.properties = properties;
+	}
+
+	/**
+	 * Run the demo.
+	 * @param args the command line arguments, {@code --demo} among them
+	 * @return the exit status: {@code 0} when the locked purchases did not oversell
+	 */
+	public static int run(String[] args) {
+		FlashSaleDemo demo = new FlashSaleDemo(properties(args));
+		// On Ctrl-C, leave no JVM behind (the Redis has a hook of its own)
+		Runtime.getRuntime().addShutdownHook(new Thread(demo::kill, "flash-sale-demo-cleanup"));
+		long start = System.nanoTime();
+		try {
+			return demo.run();
+		}
+		catch (Exception ex) {
+			demo.out.println();
+			demo.out.println("The demo failed: " + ex.getMessage());
+			return 1;
+		}
+		finally {
+			demo.stop();
+			demo.out.printf("%nStopped everything the demo started (%.0f s in all).%n",
+					(System.nanoTime() - start) / 1e9);
+		}
+	}
+
+	private static Map<String, String> properties(String[] args) {
+		Map<String, String> properties = new LinkedHashMap<>();
+		for (String arg : args) {
+			int equals = arg.indexOf('=');
+			if (arg.startsWith("--") && equals > 2) {
+				properties.put(arg.substring(2, equals), arg.substring(equals + 1));
+			}
+		}
+		// The instances use the demo's Redis, or the one given: never one of their own
+		properties.putIfAbsent("flash-sale.embedded-redis", "never");
+		// Often enough to see that one instance runs each report while the demo runs
+		properties.putIfAbsent(REPORT_CRON, "*/2 * * * * *");
+		return properties;
+	}
+
+	private int run() throws IOException, InterruptedException {
+		this.out.printf(
+				"redis-lock flash-sale demo: %,d purchases of a product with %d in stock, %d at a time,%n"
+						+ "spread over two instances of the application, first without the lock, then with it.%n%n",
+				PURCHASES, STOCK, CONCURRENCY);
+		this.out.println("  Redis      " + startRedis());
+		Path logs = Files.createTempDirectory("flash-sale-demo-");
+		long starting = System.nanoTime();
+		this.out.print("  Instances  starting A and B, a JVM each ...");
+		for (String name : List.of("A", "B")) {
+			this.instances.add(SampleInstance.start(name, this.properties, logs));
+		}
+		for (SampleInstance instance : this.instances) {
+			instance.awaitReady(this.client, START_TIMEOUT);
+		}
+		this.out.printf("\r  Instances  A at %s and B at %s, a JVM each, ready in %.1f s%n", uri(0), uri(1),
+				(System.nanoTime() - starting) / 1e9);
+		this.out.println("  Logs       " + logs);
+		this.out.println();
+		PurchaseLoad load = new PurchaseLoad(List.of(uri(0), uri(1)), CONCURRENCY);
+		warmUp(load);
+		LoadResult unsafe = round(load, "unsafe", "/purchase-unsafe");
+		LoadResult locked = round(load, "locked", "/purchase");
+		this.out.println();
+		ResultTable.print(this.out, STOCK, unsafe, locked);
+		this.out.println();
+		SalesReportRuns reports = SalesReportRuns.of(this.instances.stream().map(SampleInstance::log).toList());
+		this.out.println("  " + reports.describe(this.properties.get(REPORT_CRON)));
+		return (locked.oversold(STOCK) == 0 && locked.failed() == 0) ? 0 : 1;
+	}
+
+	private String startRedis() {
+		if (this.properties.containsKey("spring.data.redis.host")
+				|| this.properties.containsKey("spring.data.redis.port")) {
+			return this.properties.getOrDefault("spring.data.redis.host", "localhost") + ":"
+					+ this.properties.getOrDefault("spring.data.redis.port", "6379") + ", as given";
+		}
+		RedisServer server = RedisServer.start();
+		this.redis = server;
+		this.properties.put("spring.data.redis.host", server.host());
+		this.properties.put("spring.data.redis.port", Integer.toString(server.port()));
+		return "redis-server " + server.version() + " on " + server.host() + ":" + server.port()
+				+ ", started for the demo";
+	}
+
+	/**
+	 * Send a few hundred purchases of another product through both endpoints first, so
+	 * that neither round pays for the instances' cold start.
+	 */
+	private void warmUp(PurchaseLoad load) throws IOException, InterruptedException {
+		restock("warm-up", 200);
+		try (ProgressBar bar = new ProgressBar(this.out, "warm-up", 800)) {
+			load.run("/products/warm-up/purchase-unsafe", 400, bar::step);
+			load.run("/products/warm-up/purchase", 400, bar::step);
+		}
+	}
+
+	private LoadResult round(PurchaseLoad load, String label, String endpoint)
+			throws IOException, InterruptedException {
+		restock(PRODUCT, STOCK);
+		try (ProgressBar bar = new ProgressBar(this.out, label, PURCHASES)) {
+			return load.run("/products/" + PRODUCT + endpoint, PURCHASES, bar::step);
+		}
+	}
+
+	private void restock(String product, int stock) throws IOException, InterruptedException {
+		URI uri = uri(0).resolve("/products/" + product + "/restock?stock=" + stock);
+		int status = this.client
+			.send(HttpRequest.newBuilder(uri).POST(BodyPublishers.noBody()).build(), BodyHandlers.discarding())
+			.statusCode();
+		if (status != 200) {
+			throw new IllegalStateException("Restocking answered HTTP " + status + " (" + uri + ")");
+		}
+	}
+
+	private URI uri(int instance) {
+		return this.instances.get(instance).uri();
+	}
+
+	private void stop() {
+		this.instances.forEach(SampleInstance::close);
+		RedisServer server = this.redis;
+		if (server != null) {
+			server.close();
+		}
+	}
+
+	private void kill() {
+		this.instances.forEach(SampleInstance::kill);
+	}
+
+}
