@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.context.Lifecycle;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -223,7 +224,10 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	private void closeConnection() {
 		RedisConnection current = this.connection;
 		this.connection = null;
-		if (current != null) {
+		// A factory that was stopped first (as a Spring context stops its lifecycle beans
+		// before it destroys the beans that use them) closed the connection already.
+		boolean factoryStopped = this.connectionFactory instanceof Lifecycle lifecycle && !lifecycle.isRunning();
+		if (current != null && !factoryStopped) {
 			try {
 				current.close();
 			}
