@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
@@ -29,14 +30,18 @@ import static org.assertj.core.api.SoftAssertions.assertSoftly;
  * Threads of two nodes increment counters in Redis with a non-atomic GET and SET under
  * the lock: any overlap of two holders loses an update, so the totals are exact only if
  * the lock excludes. An in-JVM gauge of the threads inside each critical section catches
- * an overlap directly.
+ * an overlap directly, and fencing tokens must increase in the order the lock was held.
  */
 @RedisTest
 class LockFuzzTests {
 
 	private static final int THREADS = 16;
 
-	private static final int ITERATIONS = 100;
+	/** Iterations per thread on one key: most grants pass between local threads. */
+	private static final int ONE_KEY_ITERATIONS = 300;
+
+	/** Iterations per thread over four keys: more grants go through Redis. */
+	private static final int FOUR_KEY_ITERATIONS = 100;
 
 	/** How long a thread may wait for the lock: far beyond any fair share of a run. */
 	private static final Duration WAIT_TIME = Duration.ofSeconds(15);
@@ -75,14 +80,18 @@ class LockFuzzTests {
 		Sections sections = new Sections(1);
 		runThreads((thread, cli) -> {
 			LockTemplate node = this.nodes.get(thread % this.nodes.size());
-			for (int i = 0; i < ITERATIONS; i++) {
-				node.run("counter", () -> sections.increment(0, cli, "fuzz:counter"));
+			for (int i = 0; i < ONE_KEY_ITERATIONS; i++) {
+				node.run("counter", () -> sections.increment(0, node, cli, "fuzz:counter"));
 			}
 		});
+		int total = THREADS * ONE_KEY_ITERATIONS;
 		assertSoftly((softly) -> {
-			softly.assertThat(this.cli.get("fuzz:counter")).isEqualTo(Integer.toString(THREADS * ITERATIONS));
+			softly.assertThat(this.cli.get("fuzz:counter")).isEqualTo(Integer.toString(total));
 			softly.assertThat(sections.maxInside(0)).as("threads inside the critical section at once").isEqualTo(1);
-			softly.assertThat(sections.entries(0)).isEqualTo(THREADS * ITERATIONS);
+			softly.assertThat(sections.entries(0)).isEqualTo(total);
+			softly.assertThat(sections.nodeChanges(0))
+				.as("times the lock passed from one node to the other")
+				.isGreaterThan(2);
 		});
 		assertNothingHeld();
 	}
@@ -93,9 +102,9 @@ class LockFuzzTests {
 		Sections sections = new Sections(keys);
 		runThreads((thread, cli) -> {
 			LockTemplate node = this.nodes.get(thread % this.nodes.size());
-			for (int i = 0; i < ITERATIONS; i++) {
+			for (int i = 0; i < FOUR_KEY_ITERATIONS; i++) {
 				int key = ThreadLocalRandom.current().nextInt(keys);
-				node.run("counter:" + key, () -> sections.increment(key, cli, "fuzz:counter:" + key));
+				node.run("counter:" + key, () -> sections.increment(key, node, cli, "fuzz:counter:" + key));
 			}
 		});
 		assertSoftly((softly) -> {
@@ -109,7 +118,7 @@ class LockFuzzTests {
 					.isEqualTo(1);
 				total += sections.entries(key);
 			}
-			softly.assertThat(total).isEqualTo(THREADS * ITERATIONS);
+			softly.assertThat(total).isEqualTo(THREADS * FOUR_KEY_ITERATIONS);
 		});
 		assertNothingHeld();
 	}
@@ -119,7 +128,7 @@ class LockFuzzTests {
 		List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
 		runThreads((thread, cli) -> {
 			LockTemplate node = this.nodes.get(thread % this.nodes.size());
-			for (int i = 0; i < ITERATIONS / 2; i++) {
+			for (int i = 0; i < FOUR_KEY_ITERATIONS; i++) {
 				try (LockHandle handle = node.lock("tokens")) {
 					// Appended in the order the lock was held, if it excludes.
 					tokens.add(handle.fencingToken());
@@ -127,7 +136,7 @@ class LockFuzzTests {
 				}
 			}
 		});
-		assertThat(tokens).hasSize(THREADS * (ITERATIONS / 2)).isSorted().doesNotHaveDuplicates();
+		assertThat(tokens).hasSize(THREADS * FOUR_KEY_ITERATIONS).isSorted().doesNotHaveDuplicates();
 		assertNothingHeld();
 	}
 
@@ -169,8 +178,8 @@ class LockFuzzTests {
 	}
 
 	/**
-	 * Critical sections per key: a gauge of the threads inside, its maximum, and how many
-	 * entered.
+	 * Critical sections per key: a gauge of the threads inside, its maximum, how many
+	 * entered, and how often the node holding the lock changed.
 	 */
 	private static final class Sections {
 
@@ -180,16 +189,26 @@ class LockFuzzTests {
 
 		private final AtomicLongArray entries;
 
+		private final AtomicReferenceArray<LockTemplate> lastNode;
+
+		private final AtomicIntegerArray nodeChanges;
+
 		Sections(int keys) {
 			this.inside = new AtomicIntegerArray(keys);
 			this.maxInside = new AtomicIntegerArray(keys);
 			this.entries = new AtomicLongArray(keys);
+			this.lastNode = new AtomicReferenceArray<>(keys);
+			this.nodeChanges = new AtomicIntegerArray(keys);
 		}
 
-		void increment(int key, RedisCli cli, String counter) {
+		void increment(int key, LockTemplate node, RedisCli cli, String counter) {
 			int now = this.inside.incrementAndGet(key);
 			this.maxInside.accumulateAndGet(key, now, Math::max);
 			this.entries.incrementAndGet(key);
+			LockTemplate last = this.lastNode.getAndSet(key, node);
+			if (last != null && last != node) {
+				this.nodeChanges.incrementAndGet(key);
+			}
 			try {
 				String value = cli.get(counter);
 				long current = (value != null) ? Long.parseLong(value) : 0;
@@ -217,6 +236,10 @@ class LockFuzzTests {
 
 		long entries(int key) {
 			return this.entries.get(key);
+		}
+
+		int nodeChanges(int key) {
+			return this.nodeChanges.get(key);
 		}
 
 	}

@@ -1,11 +1,14 @@
 package io.github.redislock.engine;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -54,14 +57,33 @@ final class LockScripts {
 	}
 
 	/**
-	 * Release the lock if the owner still holds it, waking waiters; false when it did
-	 * not.
+	 * Release the lock if the owner still holds it, waking waiters.
 	 * @param lastToken the fencing token of the last local holder when the grant was
 	 * handed between threads, so that later grants exceed it; 0 otherwise
+	 * @return how many subscribers (JVMs) the release message reached, or -1 when the
+	 * owner did not hold the lock
 	 */
-	boolean release(String name, String owner, long lastToken) {
-		return isOne(this.redis.execute(RELEASE, List.of(this.keys.lockKey(name), this.keys.fenceKey(name)), owner,
-				this.keys.releaseChannel(name), Long.toString(lastToken), Long.toString(FENCE_RETENTION_MILLIS)));
+	long release(String name, String owner, long lastToken) {
+		Long reply = this.redis.execute(RELEASE, List.of(this.keys.lockKey(name), this.keys.fenceKey(name)), owner,
+				this.keys.releaseChannel(name), Long.toString(lastToken), Long.toString(FENCE_RETENTION_MILLIS));
+		return (reply != null) ? reply - 1 : -1;
+	}
+
+	/**
+	 * Release the lock if the owner holds it, sending the script's source rather than its
+	 * digest. For a release that may reach Redis long after it was sent, when nobody
+	 * waits for the reply any more: a server that restarted meanwhile would refuse the
+	 * digest, and no caller would be there to send the source instead.
+	 */
+	void releaseBySource(String name, String owner) {
+		byte[][] keysAndArgs = { bytes(this.keys.lockKey(name)), bytes(this.keys.fenceKey(name)), bytes(owner),
+				bytes(this.keys.releaseChannel(name)), bytes("0"), bytes(Long.toString(FENCE_RETENTION_MILLIS)) };
+		this.redis.execute((RedisCallback<Object>) (connection) -> connection.scriptingCommands()
+			.eval(bytes(RELEASE.getScriptAsString()), ReturnType.INTEGER, 2, keysAndArgs));
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/** Extend the owner's lease; false when the lock is no longer the owner's. */

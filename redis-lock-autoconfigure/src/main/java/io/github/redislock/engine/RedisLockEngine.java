@@ -39,6 +39,12 @@ public final class RedisLockEngine implements AutoCloseable {
 	/** How many times in a row a lock may pass between threads of this JVM. */
 	private static final int MAX_HANDOFFS = 16;
 
+	/**
+	 * How long this JVM leaves a lock it released alone when other JVMs wait for it:
+	 * enough for their release message to arrive and their acquire script to run.
+	 */
+	private static final long YIELD_NANOS = 3_000_000;
+
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
 
@@ -107,7 +113,8 @@ public final class RedisLockEngine implements AutoCloseable {
 		LockHold hold = null;
 		// A lock another thread of this JVM holds needs no round trip to know it is
 		// taken.
-		if (!isHeldByAnotherLocalThread(current)) {
+		if (!isHeldByAnotherLocalThread(current)
+				&& this.subscriptions.yieldingNanos(this.keys.releaseChannel(key)) <= 0) {
 			hold = tryRedis(acquisition).hold();
 		}
 		if (hold == null && !waitTime.isZero()) {
@@ -139,10 +146,14 @@ public final class RedisLockEngine implements AutoCloseable {
 				}
 				long sleepNanos;
 				LockHold local = this.holds.get(acquisition.key());
+				long yielding = this.subscriptions.yieldingNanos(channel);
 				if (isHeldByAnotherLocalThread(local)) {
 					// Its release wakes a queued waiter: by hand-over, or by the release
 					// message.
 					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
+				}
+				else if (yielding > 0) {
+					sleepNanos = yielding;
 				}
 				else {
 					Outcome outcome = tryRedis(acquisition);
@@ -212,7 +223,7 @@ public final class RedisLockEngine implements AutoCloseable {
 
 	private void releaseQuietly(String key, String owner) {
 		try {
-			this.scripts.release(key, owner, 0);
+			this.scripts.releaseBySource(key, owner);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not release lock '{}' after a failed acquisition; it expires with its lease", key, ex);
@@ -242,14 +253,19 @@ public final class RedisLockEngine implements AutoCloseable {
 		}
 		this.holds.remove(hold.key(), hold);
 		this.watchdog.unwatch(lease);
-		boolean released;
+		String channel = this.keys.releaseChannel(hold.key());
+		long receivers;
 		try {
-			released = this.scripts.release(hold.key(), lease.owner(), (hold.handoffs() > 0) ? hold.fencingToken() : 0);
+			receivers = this.scripts.release(hold.key(), lease.owner(),
+					(hold.handoffs() > 0) ? hold.fencingToken() : 0);
 		}
 		catch (RuntimeException ex) {
 			throw new LockAccessException(hold.key(), "release", ex);
 		}
-		if (!released || lease.isLost()) {
+		if (receivers > (this.subscriptions.isSubscribed(channel) ? 1 : 0)) {
+			this.subscriptions.yieldTo(channel, YIELD_NANOS);
+		}
+		if (receivers < 0 || lease.isLost()) {
 			lease.markLost();
 			throw new LockLostException(hold.key(), hold.fencingToken());
 		}

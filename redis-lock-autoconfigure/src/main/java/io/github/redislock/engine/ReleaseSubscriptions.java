@@ -45,6 +45,22 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * an unpark, so one that arrives before the waiter parks is not lost.
  *
  * <p>
+ * <b>Handing a lock over.</b> When a lock is released while a thread of this JVM waits
+ * for it, the releasing thread can give it to that waiter without a round trip: the Redis
+ * grant stays as it is and the waiter wakes owning it. The hand-over happens under the
+ * channel's monitor and only to a waiter still queued; a waiter that leaves with a hold
+ * it did not take returns it to its caller for release, so a handed lock is never
+ * dropped. The engine bounds how many times in a row a lock stays in this JVM this way.
+ *
+ * <p>
+ * <b>Yielding to other JVMs.</b> A thread that releases a lock and at once asks for it
+ * again would nearly always beat a waiter of another JVM, which must first receive the
+ * release message. So when the release message reached subscribers beyond this JVM, the
+ * threads of this JVM leave the lock alone for a moment (the yield window) before trying
+ * Redis again, and the waiter elsewhere gets its turn. Expired windows are dropped by
+ * {@link #sweep}.
+ *
+ * <p>
  * <b>Lost messages.</b> Pub/sub delivers at most once. When the connection drops, Lettuce
  * reconnects and subscribes again; each confirmation reaches
  * {@link #onChannelSubscribed}. A confirmation of the control channel wakes every waiter,
@@ -72,6 +88,9 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	private final long lingerNanos;
 
 	private final ConcurrentHashMap<String, ChannelWaiters> channels = new ConcurrentHashMap<>();
+
+	/** Until when (System.nanoTime()) this JVM yields each lock to other JVMs. */
+	private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
 
 	private final Object connectionMonitor = new Object();
 
@@ -128,9 +147,31 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		return waiters != null && waiters.handOff(successor, install);
 	}
 
+	/** Whether this JVM is subscribed to the channel. */
+	boolean isSubscribed(String channel) {
+		return this.channels.containsKey(channel);
+	}
+
+	/**
+	 * Keep the threads of this JVM from taking the lock for a while, so that a waiter of
+	 * another JVM, woken by the release just published, can take it.
+	 */
+	void yieldTo(String channel, long nanos) {
+		this.yields.put(channel, System.nanoTime() + nanos);
+	}
+
+	/**
+	 * How long this JVM still yields the lock to other JVMs; 0 or less when it does not.
+	 */
+	long yieldingNanos(String channel) {
+		Long until = this.yields.get(channel);
+		return (until != null) ? until - System.nanoTime() : 0;
+	}
+
 	/** Unsubscribe channels that have had no waiter for the linger time. */
 	void sweep() {
 		long now = System.nanoTime();
+		this.yields.values().removeIf((until) -> until - now <= 0);
 		for (String channel : this.channels.keySet()) {
 			this.channels.computeIfPresent(channel, (name, waiters) -> {
 				if (!waiters.isIdleSince(now - this.lingerNanos)) {

@@ -5,7 +5,9 @@
 -- ARGV[2]  the release channel
 -- ARGV[3]  the last fencing token used in this JVM when the grant was handed between its threads, else 0
 -- ARGV[4]  how long the fence key outlives a grant, in milliseconds
--- Reply:   1 when released; 0 when the lock had expired or belongs to another owner (it is left as it is)
+-- Reply:   1 + the number of subscribers that received the release message when released (more than
+--          the caller's own subscription means other JVMs wait); 0 when the lock had expired or belongs to
+--          another owner (it is left as it is)
 if redis.call('get', KEYS[1]) == ARGV[1] then
 	redis.call('del', KEYS[1])
 	if ARGV[3] ~= '0' then
@@ -14,7 +16,6 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 			redis.call('set', KEYS[2], ARGV[3], 'PX', ARGV[4])
 		end
 	end
-	redis.call('publish', ARGV[2], '')
-	return 1
+	return 1 + redis.call('publish', ARGV[2], '')
 end
 return 0

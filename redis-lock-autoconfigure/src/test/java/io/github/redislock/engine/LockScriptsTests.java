@@ -67,12 +67,12 @@ class LockScriptsTests {
 	}
 
 	@Test
-	void releaseDeletesOnlyForTheOwnerAndPublishes() {
+	void releaseDeletesOnlyForTheOwnerAndPublishesToNoSubscriber() {
 		this.scripts.acquire("order:1", "node:1", 5000);
-		assertThat(this.scripts.release("order:1", "node:2", 0)).isFalse();
+		assertThat(this.scripts.release("order:1", "node:2", 0)).isEqualTo(-1);
 		assertThat(this.cli.get("test:{order:1}")).isEqualTo("node:1");
 		long published = TestCommandStats.calls(this.cli, "publish");
-		assertThat(this.scripts.release("order:1", "node:1", 0)).isTrue();
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
 		assertThat(this.cli.get("test:{order:1}")).isNull();
 		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published + 1);
 	}

@@ -1,0 +1,212 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
+
+import io.github.redislock.test.JavaProcess;
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Three JVMs, four threads each, contend for one lock on a real Redis; the run happens
+ * once, and each test checks one property of it. Overlaps are detected in Redis itself,
+ * so that they are seen across JVMs.
+ */
+@RedisTest
+@TestInstance(Lifecycle.PER_CLASS)
+class MultiJvmLockTests {
+
+	private static final String KEY = "shared-resource";
+
+	private static final List<String> NODES = List.of("jvm-1", "jvm-2", "test-jvm");
+
+	private static final int THREADS = 4;
+
+	private static final int ITERATIONS = 25;
+
+	private static final int TOTAL = NODES.size() * THREADS * ITERATIONS;
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+	/**
+	 * Most holds in a row one JVM may get while another waits. The engine passes a lock
+	 * between its local threads at most 16 times in a row before it releases it in Redis,
+	 * "so that waiters in other JVMs get their turn": a chain of at most 17 holds. Two
+	 * chains in a row allow for a lost race after a release.
+	 */
+	private static final int MAX_HOLDS_IN_A_ROW_WHILE_OTHERS_WAIT = 2 * 17;
+
+	private final List<JavaProcess> children = new ArrayList<>();
+
+	private final List<Integer> exitCodes = new ArrayList<>();
+
+	private int acquiredHere;
+
+	private String overlaps;
+
+	private String counter;
+
+	private String section;
+
+	private String lockKey;
+
+	/** Node name and fencing token of each hold, in the order the lock was held. */
+	private List<String[]> holds;
+
+	@BeforeAll
+	void contend(RedisServer server) throws Exception {
+		for (String name : NODES.subList(0, 2)) {
+			this.children.add(JavaProcess.start(ContendingNode.class, server.host(), Integer.toString(server.port()),
+					KEY, Integer.toString(ITERATIONS), Integer.toString(THREADS), name));
+		}
+		for (JavaProcess child : this.children) {
+			child.awaitOutput("READY", START_TIMEOUT);
+		}
+		try (TestLocks locks = new TestLocks(server)) {
+			LockTemplate template = locks.template(LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
+			ContendingNode.warmUp(template, KEY + ":warm-up:test-jvm");
+			RedisCli cli = locks.cli();
+			cli.command("RPUSH", ContendingNode.START_LIST, "go", "go");
+			try {
+				this.acquiredHere = contendHere(server, template);
+				for (JavaProcess child : this.children) {
+					this.exitCodes.add(child.waitFor(START_TIMEOUT));
+				}
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Contention failed; output of the other JVMs:" + outputs(), ex);
+			}
+			this.overlaps = cli.get(ContendingNode.OVERLAPS);
+			this.counter = cli.get(ContendingNode.COUNTER);
+			this.section = cli.get(ContendingNode.SECTION);
+			this.lockKey = cli.get("redis-lock:{" + KEY + "}");
+			List<?> holds = (List<?>) cli.command("LRANGE", ContendingNode.HOLDERS, "0", "-1");
+			this.holds = holds.stream().map((hold) -> ((String) hold).split(" ")).toList();
+		}
+	}
+
+	@AfterAll
+	void closeChildren() {
+		this.children.forEach(JavaProcess::close);
+	}
+
+	@Test
+	void everyJvmAcquiredTheLockEveryTime() {
+		for (int i = 0; i < this.children.size(); i++) {
+			JavaProcess child = this.children.get(i);
+			assertThat(this.exitCodes.get(i)).as(() -> "exit code of " + child + ", output:\n" + child.output())
+				.isZero();
+			assertThat(child.output()).as(() -> "output of " + child)
+				.contains("DONE " + (THREADS * ITERATIONS) + System.lineSeparator());
+		}
+		assertThat(this.acquiredHere).isEqualTo(THREADS * ITERATIONS);
+		assertThat(this.holds).hasSize(TOTAL);
+		assertThat(this.holds.stream().map((hold) -> hold[0])).containsOnlyElementsOf(NODES).containsAll(NODES);
+		assertThat(this.lockKey).isNull();
+	}
+
+	@Test
+	void noTwoJvmsHoldTheLockAtOnce() {
+		assertThat(this.overlaps).as(() -> "overlaps; " + outputs()).isNull();
+		assertThat(this.section).isEqualTo("0");
+	}
+
+	@Test
+	void noIncrementIsLost() {
+		assertThat(this.counter).as(() -> "counter; " + outputs()).isEqualTo(Integer.toString(TOTAL));
+	}
+
+	@Test
+	void fencingTokensIncreaseInTheOrderTheLockWasHeld() {
+		List<Long> tokens = this.holds.stream().map((hold) -> Long.parseLong(hold[1])).toList();
+		assertThat(tokens).hasSize(TOTAL).isSorted().doesNotHaveDuplicates();
+	}
+
+	@Test
+	void noJvmKeepsTheLockForLongWhileAnotherWaits() {
+		// Every thread asks again as soon as it released, so a JVM that holds later in
+		// the run was waiting all along.
+		List<String> holders = this.holds.stream().map((hold) -> hold[0]).toList();
+		int longest = 0;
+		int runStart = 0;
+		for (int i = 1; i <= holders.size(); i++) {
+			if (i == holders.size() || !holders.get(i).equals(holders.get(runStart))) {
+				String holder = holders.get(runStart);
+				boolean othersWaited = holders.subList(i, holders.size()).stream().anyMatch((h) -> !h.equals(holder));
+				if (othersWaited) {
+					longest = Math.max(longest, i - runStart);
+				}
+				runStart = i;
+			}
+		}
+		assertThat(longest)
+			.as("most holds in a row by one JVM while another waited; holders in order: %s", runs(holders))
+			.isLessThanOrEqualTo(MAX_HOLDS_IN_A_ROW_WHILE_OTHERS_WAIT);
+	}
+
+	private int contendHere(RedisServer server, LockTemplate template) throws Exception {
+		AtomicInteger acquired = new AtomicInteger();
+		ExecutorService executor = Executors.newFixedThreadPool(THREADS);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int thread = 0; thread < THREADS; thread++) {
+				futures.add(executor.submit(() -> {
+					try (RedisCli threadCli = server.cli()) {
+						for (int i = 0; i < ITERATIONS; i++) {
+							try (LockHandle handle = template.lock(KEY)) {
+								ContendingNode.criticalSection(threadCli, "test-jvm", handle.fencingToken());
+							}
+							acquired.incrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> future : futures) {
+				future.get(60, TimeUnit.SECONDS);
+			}
+			return acquired.get();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	/** Holders in order, as runs such as "jvm-1 x16, test-jvm x3". */
+	private static String runs(List<String> holders) {
+		StringBuilder runs = new StringBuilder();
+		int runStart = 0;
+		for (int i = 1; i <= holders.size(); i++) {
+			if (i == holders.size() || !holders.get(i).equals(holders.get(runStart))) {
+				runs.append((runStart > 0) ? ", " : "").append(holders.get(runStart)).append(" x").append(i - runStart);
+				runStart = i;
+			}
+		}
+		return runs.toString();
+	}
+
+	private String outputs() {
+		StringBuilder outputs = new StringBuilder();
+		for (JavaProcess child : this.children) {
+			outputs.append(System.lineSeparator()).append(child).append(':').append(System.lineSeparator());
+			outputs.append(child.output());
+		}
+		return outputs.toString();
+	}
+
+}
