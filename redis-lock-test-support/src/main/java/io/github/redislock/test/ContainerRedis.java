@@ -1,5 +1,6 @@
 package io.github.redislock.test;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,6 +73,14 @@ final class ContainerRedis implements RedisBackend {
 			}
 
 			@Override
+			public RedisBackend launch(Path directory, List<String> args) {
+				ShutdownCleanup.deleteDirectory(directory);
+				throw new UnsupportedOperationException("Redis Cluster and Sentinel groups need redis-server processes "
+						+ "on this machine, not containers whose ports Docker maps: install redis-server "
+						+ "(apt-get install redis-server, or brew install redis) or add com.github.codemonstur:embedded-redis");
+			}
+
+			@Override
 			public String description() {
 				return "Testcontainers " + IMAGE;
 			}
@@ -80,8 +89,8 @@ final class ContainerRedis implements RedisBackend {
 	}
 
 	private static ContainerRedis start(List<String> extraArgs) {
-		List<String> command = new ArrayList<>(
-				List.of("redis-server", "--save", "", "--appendonly", "no", "--protected-mode", "no"));
+		List<String> command = new ArrayList<>(List.of("redis-server", "--save", "", "--appendonly", "no",
+				"--repl-diskless-sync-delay", "0", "--protected-mode", "no"));
 		command.addAll(extraArgs);
 		GenericContainer<?> container = new GenericContainer<>(IMAGE).withExposedPorts(REDIS_PORT)
 			.withCommand(command.toArray(new String[0]))

@@ -42,6 +42,8 @@ final class LocalRedisProcess implements RedisBackend {
 
 	private final int port;
 
+	private final boolean clusterNode;
+
 	private final String version;
 
 	private volatile Process process;
@@ -50,38 +52,56 @@ final class LocalRedisProcess implements RedisBackend {
 
 	private volatile boolean closed;
 
-	private LocalRedisProcess(Path executable, List<String> extraArgs, Path directory, int port, Launch launch) {
+	private LocalRedisProcess(Path executable, List<String> extraArgs, Path directory, int port, boolean clusterNode,
+			Launch launch) {
 		this.executable = executable;
 		this.extraArgs = extraArgs;
 		this.directory = directory;
 		this.port = port;
+		this.clusterNode = clusterNode;
 		this.process = launch.process();
 		this.version = launch.version();
 	}
 
 	/**
-	 * Starts a server on a free port, trying other ports if the chosen one gets taken
-	 * before the server binds it.
+	 * Starts a server on a free port in a new temporary working directory, trying other
+	 * ports if the chosen one gets taken before the server binds it.
 	 * @param executable the {@code redis-server} binary
 	 * @param extraArgs more arguments for the server
 	 * @return the running server
 	 */
 	static LocalRedisProcess start(Path executable, List<String> extraArgs) {
-		Path directory = createDirectory();
+		return start(executable, ShutdownCleanup.createDirectory(), extraArgs);
+	}
+
+	/**
+	 * Starts a server on a free port in the given working directory, which the server
+	 * owns from now on: it is deleted when the server is closed or fails to start. A
+	 * cluster node ({@code --cluster-enabled yes}) gets a port whose cluster bus port is
+	 * free too.
+	 * @param executable the {@code redis-server} binary
+	 * @param directory the working directory, for example holding a configuration file
+	 * @param extraArgs more arguments for the server; the first one is the path of a
+	 * configuration file if it does not start with {@code -}, as for {@code redis-server}
+	 * @return the running server
+	 */
+	static LocalRedisProcess start(Path executable, Path directory, List<String> extraArgs) {
+		boolean clusterNode = isClusterNode(extraArgs);
 		PortTakenException lastPortTaken = null;
 		try {
 			for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-				int port = Ports.reserve();
+				int port = clusterNode ? Ports.reserveWithClusterBus() : Ports.reserve();
 				try {
 					Launch launch = launch(executable, extraArgs, directory, port);
-					return new LocalRedisProcess(executable, List.copyOf(extraArgs), directory, port, launch);
+					return new LocalRedisProcess(executable, List.copyOf(extraArgs), directory, port, clusterNode,
+							launch);
 				}
 				catch (PortTakenException ex) {
-					Ports.release(port);
+					releasePorts(port, clusterNode);
 					lastPortTaken = ex;
 				}
 				catch (RuntimeException ex) {
-					Ports.release(port);
+					releasePorts(port, clusterNode);
 					throw ex;
 				}
 			}
@@ -94,6 +114,18 @@ final class LocalRedisProcess implements RedisBackend {
 		throw new IllegalStateException(
 				"Could not start redis-server: the chosen port was taken " + START_ATTEMPTS + " times in a row",
 				lastPortTaken);
+	}
+
+	private static boolean isClusterNode(List<String> args) {
+		int index = args.indexOf("--cluster-enabled");
+		return index >= 0 && index + 1 < args.size() && "yes".equalsIgnoreCase(args.get(index + 1));
+	}
+
+	private static void releasePorts(int port, boolean clusterNode) {
+		Ports.release(port);
+		if (clusterNode) {
+			Ports.release(port + Ports.CLUSTER_BUS_OFFSET);
+		}
 	}
 
 	@Override
@@ -238,7 +270,7 @@ final class LocalRedisProcess implements RedisBackend {
 		finally {
 			this.paused = false;
 			ShutdownCleanup.unregister(current);
-			Ports.release(this.port);
+			releasePorts(this.port, this.clusterNode);
 			ShutdownCleanup.deleteDirectory(this.directory);
 		}
 	}
@@ -285,17 +317,6 @@ final class LocalRedisProcess implements RedisBackend {
 		}
 	}
 
-	private static Path createDirectory() {
-		try {
-			Path directory = Files.createTempDirectory("redis-lock-test-");
-			ShutdownCleanup.registerDirectory(directory);
-			return directory;
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not create a working directory for redis-server", ex);
-		}
-	}
-
 	private static Launch launch(Path executable, List<String> extraArgs, Path directory, int port) {
 		Path log = directory.resolve("redis.log");
 		long logOffset = size(log);
@@ -315,9 +336,17 @@ final class LocalRedisProcess implements RedisBackend {
 	private static List<String> command(Path executable, List<String> extraArgs, Path directory, int port) {
 		List<String> command = new ArrayList<>();
 		command.add(executable.toString());
+		List<String> options = extraArgs;
+		if (!extraArgs.isEmpty() && !extraArgs.get(0).startsWith("-")) {
+			// redis-server only takes a configuration file as its first argument
+			command.add(extraArgs.get(0));
+			options = extraArgs.subList(1, extraArgs.size());
+		}
+		// Replicas sync at once: by default a primary waits 5 s for more replicas to join
 		command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--save", "", "--appendonly", "no",
-				"--dir", directory.toString(), "--daemonize", "no", "--protected-mode", "no"));
-		command.addAll(extraArgs);
+				"--repl-diskless-sync-delay", "0", "--dir", directory.toString(), "--daemonize", "no",
+				"--protected-mode", "no"));
+		command.addAll(options);
 		return command;
 	}
 

@@ -14,6 +14,14 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Ports {
 
+	/**
+	 * How far above its port a cluster node listens for the cluster bus, fixed in Redis
+	 * 6.2 ({@code cluster-port} only came with 7.0).
+	 */
+	static final int CLUSTER_BUS_OFFSET = 10000;
+
+	private static final int MAX_PORT = 65535;
+
 	private static final Set<Integer> reserved = ConcurrentHashMap.newKeySet();
 
 	private Ports() {
@@ -38,6 +46,34 @@ final class Ports {
 			}
 		}
 		throw new IllegalStateException("Could not find a free port");
+	}
+
+	/**
+	 * Returns a port like {@link #reserve()} whose cluster bus port ({@code port + }
+	 * {@value #CLUSTER_BUS_OFFSET}) is free and reserved as well. The caller must
+	 * {@link #release(int) release} both.
+	 * @return the port
+	 */
+	static int reserveWithClusterBus() {
+		for (int attempt = 0; attempt < 100; attempt++) {
+			int port = reserve();
+			int bus = port + CLUSTER_BUS_OFFSET;
+			if (bus <= MAX_PORT && isFree(bus) && reserved.add(bus)) {
+				return port;
+			}
+			release(port);
+		}
+		throw new IllegalStateException("Could not find a free port with a free cluster bus port");
+	}
+
+	/**
+	 * Reserves a port that is already bound by this JVM (a proxy listening on it), so
+	 * that {@link #reserve()} does not hand it out while it is unbound for a moment.
+	 * @param port the port
+	 * @return whether the port was not reserved before
+	 */
+	static boolean claim(int port) {
+		return reserved.add(port);
 	}
 
 	/**

@@ -119,6 +119,11 @@ final class RedisLaunchers {
 			}
 
 			@Override
+			public RedisBackend launch(Path directory, List<String> args) {
+				return LocalRedisProcess.start(executable, directory, args);
+			}
+
+			@Override
 			public String description() {
 				return executable.toString();
 			}

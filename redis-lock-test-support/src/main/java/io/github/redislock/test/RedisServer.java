@@ -1,11 +1,13 @@
 package io.github.redislock.test;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * A real Redis server for tests, on a free loopback port, without persistence, that fault
- * tests can stop, kill, pause and restart on the same port.
+ * tests can stop, kill, pause and restart on the same port. A primary serves its replicas
+ * at once ({@code repl-diskless-sync-delay 0}).
  * <p>
  * The server comes from, in this order: {@code redis-server} on the {@code PATH}, the
  * Redis 6.2 binary shipped in {@code com.github.codemonstur:embedded-redis}, a
@@ -38,6 +40,11 @@ public final class RedisServer implements AutoCloseable {
 
 	/**
 	 * Starts a server like {@link #start()} with more {@code redis-server} arguments.
+	 * They are appended to the ones that set the port, the loopback address and no
+	 * persistence, so they can also make the server a replica:
+	 * {@code start("--replicaof", primary.host(), String.valueOf(primary.port()))}. As
+	 * for {@code redis-server}, a first argument that does not start with {@code -} is
+	 * the path of a configuration file.
 	 * @param extraConfigArgs the arguments, for example
 	 * {@code "--notify-keyspace-events", "Ex"}
 	 * @return the running server
@@ -50,6 +57,20 @@ public final class RedisServer implements AutoCloseable {
 
 	static RedisServer start(RedisLauncher launcher, String... extraConfigArgs) {
 		return new RedisServer(launcher.launch(List.of(extraConfigArgs)));
+	}
+
+	/**
+	 * Starts a server process of this machine in the given working directory, for cluster
+	 * nodes and sentinels.
+	 * @param directory the working directory, owned by the server from now on: deleted
+	 * when it is closed or fails to start
+	 * @param args the {@code redis-server} arguments; the first one is the path of a
+	 * configuration file if it does not start with {@code -}
+	 * @return the running server
+	 * @throws UnsupportedOperationException if Redis comes from Testcontainers
+	 */
+	static RedisServer start(Path directory, String... args) {
+		return new RedisServer(RedisLaunchers.fromSystemProperty().launch(directory, List.of(args)));
 	}
 
 	/**
@@ -194,6 +215,31 @@ public final class RedisServer implements AutoCloseable {
 	@Override
 	public String toString() {
 		return this.backend.toString();
+	}
+
+	/**
+	 * Closes every server, going on when one fails, then throws the first failure with
+	 * the others suppressed.
+	 * @param servers the servers, closed in this order
+	 */
+	static void closeAll(List<RedisServer> servers) {
+		RuntimeException failure = null;
+		for (RedisServer server : servers) {
+			try {
+				server.close();
+			}
+			catch (RuntimeException ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
 	}
 
 }

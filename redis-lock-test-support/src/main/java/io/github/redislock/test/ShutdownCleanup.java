@@ -47,6 +47,22 @@ final class ShutdownCleanup {
 	}
 
 	/**
+	 * Creates a temporary directory that is deleted at JVM shutdown unless
+	 * {@link #deleteDirectory(Path) deleted} before.
+	 * @return the directory
+	 */
+	static Path createDirectory() {
+		try {
+			Path directory = Files.createTempDirectory("redis-lock-test-");
+			registerDirectory(directory);
+			return directory;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not create a temporary directory", ex);
+		}
+	}
+
+	/**
 	 * Deletes the directory and its content at JVM shutdown unless it is unregistered
 	 * before.
 	 * @param directory the directory

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -59,6 +60,45 @@ class RedisServerTests {
 			assertThat(cli.command("CONFIG", "GET", "save")).isEqualTo(List.of("save", ""));
 			assertThat(cli.command("CONFIG", "GET", "appendonly")).isEqualTo(List.of("appendonly", "no"));
 		}
+	}
+
+	@Test
+	void replicaofArgumentsStartAReplicaOfAnotherServer() {
+		try (RedisServer primary = RedisServer.start();
+				RedisServer replica = RedisServer.start("--replicaof", primary.host(),
+						Integer.toString(primary.port()));
+				RedisCli primaryCli = primary.cli();
+				RedisCli replicaCli = replica.cli()) {
+			primaryCli.set("key", "value");
+			assertThat(primaryCli.command("WAIT", "1", "5000")).isEqualTo(1L);
+			assertThat(replicaCli.get("key")).isEqualTo("value");
+			String replication = replicaCli.info("replication");
+			assertThat(InfoFields.get(replication, "role")).isEqualTo("slave");
+			assertThat(InfoFields.get(replication, "master_port")).isEqualTo(Integer.toString(primary.port()));
+		}
+	}
+
+	@Test
+	void firstArgumentNotStartingWithADashIsAConfigurationFile(@TempDir Path directory) throws Exception {
+		Path config = directory.resolve("redis.conf");
+		Files.writeString(config, "notify-keyspace-events Kx\n");
+		try (RedisServer server = RedisServer.start(config.toString(), "--maxmemory-policy", "noeviction");
+				RedisCli cli = server.cli()) {
+			assertThat(cli.command("CONFIG", "GET", "notify-keyspace-events"))
+				.isEqualTo(List.of("notify-keyspace-events", "xK"));
+			assertThat(InfoFields.get(cli.info("server"), "config_file")).isEqualTo(config.toString());
+		}
+	}
+
+	@Test
+	void clusterNodeGetsAPortWhoseClusterBusPortIsFreeToo() {
+		Path directory = ShutdownCleanup.createDirectory();
+		try (RedisServer node = RedisServer.start(directory, "--cluster-enabled", "yes"); RedisCli cli = node.cli()) {
+			assertThat(InfoFields.get(cli.info("cluster"), "cluster_enabled")).isEqualTo("1");
+			assertThat(node.port() + Ports.CLUSTER_BUS_OFFSET).isLessThanOrEqualTo(65535);
+			assertThat(Ports.isFree(node.port() + Ports.CLUSTER_BUS_OFFSET)).isFalse();
+		}
+		assertThat(directory).doesNotExist();
 	}
 
 	@Test
