@@ -27,11 +27,15 @@ public final class LockRequest {
 
 	private final boolean reentrant;
 
-	private LockRequest(String key, @Nullable Duration waitTime, @Nullable Duration leaseTime, boolean reentrant) {
+	private final @Nullable String name;
+
+	private LockRequest(String key, @Nullable Duration waitTime, @Nullable Duration leaseTime, boolean reentrant,
+			@Nullable String name) {
 		this.key = key;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.reentrant = reentrant;
+		this.name = name;
 	}
 
 	/**
@@ -42,7 +46,7 @@ public final class LockRequest {
 	 * @throws IllegalArgumentException if the key is null or blank
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(LockArguments.requireKey(key), null, null, true);
+		return new LockRequest(LockArguments.requireKey(key), null, null, true, null);
 	}
 
 	/**
@@ -55,7 +59,7 @@ public final class LockRequest {
 	 */
 	public LockRequest waitTime(Duration waitTime) {
 		return new LockRequest(this.key, LockArguments.requireNotNegative(waitTime, "waitTime"), this.leaseTime,
-				this.reentrant);
+				this.reentrant, this.name);
 	}
 
 	/**
@@ -69,7 +73,7 @@ public final class LockRequest {
 	 */
 	public LockRequest leaseTime(Duration leaseTime) {
 		return new LockRequest(this.key, this.waitTime, LockArguments.requirePositive(leaseTime, "leaseTime"),
-				this.reentrant);
+				this.reentrant, this.name);
 	}
 
 	/**
@@ -82,7 +86,25 @@ public final class LockRequest {
 	 * @return a new request
 	 */
 	public LockRequest reentrant(boolean reentrant) {
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, reentrant);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, reentrant, this.name);
+	}
+
+	/**
+	 * Return a request that metrics and traces report under the given name rather than
+	 * under its key. Keys often carry ids (such as {@code "order:42"}), which would make
+	 * a metric tag per id; a name groups the locks of one kind (such as
+	 * {@code "OrderService.pay"}, the name {@code @DistributedLock} methods get). The
+	 * default is a name derived from the key by the observer.
+	 * @param name a name of few distinct values, neither null nor blank
+	 * @return a new request
+	 * @throws IllegalArgumentException if the name is null or blank
+	 */
+	public LockRequest name(String name) {
+		if (name == null || name.isBlank()) {
+			throw new IllegalArgumentException("Lock name for observations must not be "
+					+ ((name == null) ? "null" : "blank") + "; give the kind of lock, such as \"OrderService.pay\"");
+		}
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, name);
 	}
 
 	/**
@@ -117,22 +139,31 @@ public final class LockRequest {
 		return this.reentrant;
 	}
 
+	/**
+	 * Return the name metrics and traces report the lock under, or {@code null} to derive
+	 * one from the key.
+	 * @return the name or {@code null}
+	 */
+	public @Nullable String name() {
+		return this.name;
+	}
+
 	@Override
 	public boolean equals(@Nullable Object other) {
 		return (this == other) || (other instanceof LockRequest that && this.key.equals(that.key)
 				&& Objects.equals(this.waitTime, that.waitTime) && Objects.equals(this.leaseTime, that.leaseTime)
-				&& this.reentrant == that.reentrant);
+				&& this.reentrant == that.reentrant && Objects.equals(this.name, that.name));
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.key, this.waitTime, this.leaseTime, this.reentrant);
+		return Objects.hash(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name);
 	}
 
 	@Override
 	public String toString() {
 		return "LockRequest[key=" + this.key + ", waitTime=" + this.waitTime + ", leaseTime=" + this.leaseTime
-				+ ", reentrant=" + this.reentrant + "]";
+				+ ", reentrant=" + this.reentrant + ((this.name != null) ? ", name=" + this.name : "") + "]";
 	}
 
 }

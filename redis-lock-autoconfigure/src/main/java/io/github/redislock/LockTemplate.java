@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.redislock.engine.LockObserver;
 import io.github.redislock.engine.RedisLockEngine;
 
 /**
@@ -46,6 +47,18 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 		this.engine = new RedisLockEngine(connectionFactory, options);
 	}
 
+	/**
+	 * Create a template with the given options that reports what happens to its locks,
+	 * for metrics and traces.
+	 * @param connectionFactory the Lettuce connection factory, started
+	 * @param options the key prefix, defaults and watchdog settings
+	 * @param observer told of acquisitions, holds, renewals and losses, such as a
+	 * {@code ObservationLockObserver}
+	 */
+	public LockTemplate(RedisConnectionFactory connectionFactory, LockOptions options, LockObserver observer) {
+		this.engine = new RedisLockEngine(connectionFactory, options, observer);
+	}
+
 	@Override
 	public <T> T execute(LockRequest request, Supplier<T> action) {
 		try (LockHandle handle = lock(request)) {
@@ -75,7 +88,7 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 
 	private @Nullable LockHandle acquire(LockRequest request, Duration waitTime) {
 		Duration leaseTime = (request.leaseTime() != null) ? request.leaseTime() : options().leaseTime();
-		return this.engine.acquire(request.key(), waitTime, leaseTime, request.isReentrant());
+		return this.engine.acquire(request.key(), request.name(), waitTime, leaseTime, request.isReentrant());
 	}
 
 	private Duration waitTime(LockRequest request) {

@@ -52,6 +52,33 @@ class LockArgumentTests {
 	}
 
 	@Test
+	void blankNameIsRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("order:1").name(" "))
+			.withMessageContaining("name for observations must not be blank");
+	}
+
+	@Test
+	void nameIsKeptByEveryOtherOption() {
+		LockRequest request = LockRequest.of("order:1")
+			.name("Orders.pay")
+			.waitTime(Duration.ZERO)
+			.leaseTime(Duration.ofSeconds(1))
+			.reentrant(false);
+		assertThat(request.name()).isEqualTo("Orders.pay");
+		assertThat(request)
+			.isEqualTo(LockRequest.of("order:1")
+				.waitTime(Duration.ZERO)
+				.leaseTime(Duration.ofSeconds(1))
+				.reentrant(false)
+				.name("Orders.pay"))
+			.isNotEqualTo(LockRequest.of("order:1")
+				.waitTime(Duration.ZERO)
+				.leaseTime(Duration.ofSeconds(1))
+				.reentrant(false));
+		assertThat(LockRequest.of("order:1").name()).isNull();
+	}
+
+	@Test
 	void watchdogLeaseNotLongerThanTheRenewIntervalIsRejected() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> LockOptions.defaults().withWatchdog(Duration.ofSeconds(5), Duration.ofSeconds(5)))

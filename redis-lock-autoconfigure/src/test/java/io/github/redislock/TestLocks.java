@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.engine.LockObserver;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 
@@ -38,6 +39,12 @@ final class TestLocks implements AutoCloseable {
 
 	LockTemplate template(LockOptions options) {
 		LockTemplate template = new LockTemplate(connectionFactory(), options);
+		this.resources.add(template);
+		return template;
+	}
+
+	LockTemplate template(LockOptions options, LockObserver observer) {
+		LockTemplate template = new LockTemplate(connectionFactory(), options, observer);
 		this.resources.add(template);
 		return template;
 	}

@@ -26,15 +26,17 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
  * completion releases the locks
  * @param optionalResult whether the method's result (or its future's value) is an
  * {@code Optional}, which {@link OnFailure#SKIP} returns empty
+ * @param name the name metrics and traces report the locks under:
+ * {@code BeanClassSimpleName.method}, whatever the keys
  * @author redis-lock
  */
 record LockMethodSpec(Method method, List<LockKey> keys, @Nullable Duration waitTime, @Nullable Duration leaseTime,
-		OnFailure onFailure, @Nullable Method fallback, boolean completionStage, boolean optionalResult) {
+		OnFailure onFailure, @Nullable Method fallback, boolean completionStage, boolean optionalResult, String name) {
 
 	LockRequest request(String key, @Nullable Duration waitTime) {
 		// A lock released when the returned stage completes belongs to that stage, not to
 		// the calling thread, which could otherwise re-enter it while the stage runs.
-		LockRequest request = LockRequest.of(key).reentrant(!this.completionStage);
+		LockRequest request = LockRequest.of(key).reentrant(!this.completionStage).name(this.name);
 		if (waitTime != null) {
 			request = request.waitTime(waitTime);
 		}

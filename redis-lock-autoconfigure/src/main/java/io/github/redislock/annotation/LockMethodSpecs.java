@@ -131,8 +131,9 @@ final class LockMethodSpecs {
 		Class<?> valueType = completionStage
 				? ResolvableType.forMethodReturnType(method).as(CompletionStage.class).getGeneric(0).resolve()
 				: returnType;
-		return Optional.of(new LockMethodSpec(method, List.copyOf(keys), waitTime, leaseTime, lock.onFailure(),
-				fallback, completionStage, valueType == Optional.class));
+		return Optional
+			.of(new LockMethodSpec(method, List.copyOf(keys), waitTime, leaseTime, lock.onFailure(), fallback,
+					completionStage, valueType == Optional.class, beanClass.getSimpleName() + "." + method.getName()));
 	}
 
 	private static Set<String> templates(DistributedLock lock, Method method, Class<?> beanClass) {

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -27,6 +28,7 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.annotation.DistributedLockBeanPostProcessor;
 import io.github.redislock.annotation.LockKeyEvaluator;
+import io.github.redislock.engine.LockObserver;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of redis-lock: a
@@ -41,6 +43,12 @@ import io.github.redislock.annotation.LockKeyEvaluator;
  * {@code @DistributedLock} support does not depend on the template being auto-configured:
  * with no {@link LockOperations} bean, an annotated bean fails at start-up with the
  * reason.
+ *
+ * <p>
+ * The template reports to the application's {@link LockObserver} beans, such as the
+ * Micrometer ones that {@code RedisLockObservationAutoConfiguration} and
+ * {@code RedisLockMetricsAutoConfiguration} provide; with none, it observes nothing and
+ * costs nothing for it.
  * @author redis-lock
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
@@ -54,8 +62,12 @@ public final class RedisLockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(LockOperations.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
-	LockTemplate lockTemplate(RedisConnectionFactory redisConnectionFactory, RedisLockProperties properties) {
-		return new LockTemplate(redisConnectionFactory, lockOptions(properties));
+	LockTemplate lockTemplate(RedisConnectionFactory redisConnectionFactory, RedisLockProperties properties,
+			ObjectProvider<LockObserver> lockObservers) {
+		LockOptions options = lockOptions(properties);
+		LockObserver observer = CompositeLockObserver.of(lockObservers.orderedStream().toList());
+		return (observer != null) ? new LockTemplate(redisConnectionFactory, options, observer)
+				: new LockTemplate(redisConnectionFactory, options);
 	}
 
 	@Bean

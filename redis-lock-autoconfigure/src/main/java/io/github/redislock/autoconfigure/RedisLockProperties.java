@@ -42,6 +42,8 @@ public class RedisLockProperties {
 
 	private final Watchdog watchdog = new Watchdog();
 
+	private final Observations observations = new Observations();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -78,6 +80,10 @@ public class RedisLockProperties {
 		return this.watchdog;
 	}
 
+	public Observations getObservations() {
+		return this.observations;
+	}
+
 	/**
 	 * Watchdog properties: renewal of locks held without a fixed lease.
 	 */
@@ -109,6 +115,89 @@ public class RedisLockProperties {
 
 		public void setRenewInterval(Duration renewInterval) {
 			this.renewInterval = renewInterval;
+		}
+
+	}
+
+	/**
+	 * Observability properties: Micrometer observations and meters of locks, applied when
+	 * Micrometer is on the classpath.
+	 */
+	public static class Observations {
+
+		/**
+		 * Whether to record lock acquisitions and holds as observations
+		 * ('redis.lock.acquire' and 'redis.lock.held' timers and spans) when an
+		 * ObservationRegistry bean is available.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Whether to add the lock key, which may contain ids, to observations as the
+		 * high-cardinality 'lock.key' value, which traces show and metrics leave out.
+		 */
+		private boolean includeKey;
+
+		/**
+		 * Regular expression matching the variable parts of lock keys, such as ids, which
+		 * are replaced by '*' to name a lock in tags when its request has no name of its
+		 * own. @DistributedLock methods are named 'BeanClass.method'. The default matches
+		 * every key segment, between ':', '/', '.', '#', '@', '|', ',', ';', '=' or
+		 * whitespace, that contains a digit.
+		 */
+		private String idPattern = "[^:/.#@|,;=\\s]*\\d[^:/.#@|,;=\\s]*";
+
+		private final Metrics metrics = new Metrics();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public boolean isIncludeKey() {
+			return this.includeKey;
+		}
+
+		public void setIncludeKey(boolean includeKey) {
+			this.includeKey = includeKey;
+		}
+
+		public String getIdPattern() {
+			return this.idPattern;
+		}
+
+		public void setIdPattern(String idPattern) {
+			this.idPattern = idPattern;
+		}
+
+		public Metrics getMetrics() {
+			return this.metrics;
+		}
+
+		/**
+		 * Meter properties.
+		 */
+		public static class Metrics {
+
+			/**
+			 * Whether to register gauges of held locks and waiting threads
+			 * ('redis.lock.holds', 'redis.lock.waiters') and counters of renewals and
+			 * losses ('redis.lock.renewals', 'redis.lock.losses') when a MeterRegistry
+			 * bean is available.
+			 */
+			private boolean enabled = true;
+
+			public boolean isEnabled() {
+				return this.enabled;
+			}
+
+			public void setEnabled(boolean enabled) {
+				this.enabled = enabled;
+			}
+
 		}
 
 	}

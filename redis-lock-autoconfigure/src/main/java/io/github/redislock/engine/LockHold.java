@@ -25,6 +25,12 @@ final class LockHold {
 
 	private int count = 1;
 
+	/**
+	 * What the engine's observer returned when the hold started: set by the acquiring
+	 * thread, read by the releasing and the watchdog thread.
+	 */
+	private volatile @Nullable Object observerContext;
+
 	LockHold(LockLease lease, long fencingToken, @Nullable Thread ownerThread, int handoffs) {
 		this.lease = lease;
 		this.fencingToken = fencingToken;
@@ -63,6 +69,14 @@ final class LockHold {
 
 	long acquiredAtMillis() {
 		return this.acquiredAtMillis;
+	}
+
+	@Nullable Object observerContext() {
+		return this.observerContext;
+	}
+
+	void observed(@Nullable Object observerContext) {
+		this.observerContext = observerContext;
 	}
 
 	boolean isHeld() {

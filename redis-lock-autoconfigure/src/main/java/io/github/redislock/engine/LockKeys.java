@@ -25,6 +25,11 @@ record LockKeys(String prefix) {
 		return this.prefix + "{" + name + "}:released";
 	}
 
+	/** The lock name of a {@linkplain #releaseChannel release channel}. */
+	String nameOfReleaseChannel(String channel) {
+		return channel.substring(this.prefix.length() + 1, channel.length() - "}:released".length());
+	}
+
 	/**
 	 * Channel subscribed for as long as the engine runs: it keeps the subscription
 	 * connection open between waits, and its re-subscription after a reconnect tells that

@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * by its owner, or finds it gone; the release unwatched the lease before deleting the
  * key, so that finding is not reported as a loss. The tick thread also runs the engine's
  * housekeeping (unsubscribing idle channels, releasing grants whose acquisition failed),
- * so the engine has one thread in all.
+ * so the engine has one thread in all, and reports renewals, failed renewals and losses
+ * to the engine's observer when it has one.
  *
  * @author redis-lock
  */
@@ -49,8 +51,13 @@ final class LockWatchdog implements AutoCloseable {
 
 	private final ScheduledExecutorService scheduler;
 
-	LockWatchdog(LockScripts scripts, long renewIntervalMillis, Runnable housekeeping, long housekeepingMillis) {
+	/** Told of renewals and losses, for the engine's observer; null when none. */
+	private final @Nullable LeaseEvents events;
+
+	LockWatchdog(LockScripts scripts, long renewIntervalMillis, Runnable housekeeping, long housekeepingMillis,
+			@Nullable LeaseEvents events) {
 		this.scripts = scripts;
+		this.events = events;
 		this.renewIntervalNanos = TimeUnit.MILLISECONDS.toNanos(renewIntervalMillis);
 		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redis-lock-watchdog");
@@ -97,11 +104,17 @@ final class LockWatchdog implements AutoCloseable {
 			if (this.scripts.renew(lease.key(), lease.owner(), lease.leaseMillis())) {
 				lease.renewed(sentAt);
 				this.lastRenewed.replace(lease, sentAt);
+				if (this.events != null) {
+					this.events.renewed(lease);
+				}
 				return;
 			}
 			lose(lease, "it expired or was taken over in Redis");
 		}
 		catch (RuntimeException ex) {
+			if (this.events != null) {
+				this.events.renewalFailed(lease, ex);
+			}
 			if (System.nanoTime() - lease.expiresAtNanos() >= 0) {
 				lose(lease,
 						"Redis could not be reached to renew it before its lease ran out (" + ex.getMessage() + ")");
@@ -118,6 +131,9 @@ final class LockWatchdog implements AutoCloseable {
 		if (this.lastRenewed.remove(lease) != null && lease.markLost()) {
 			logger.warn("Lost lock '{}' (fencing token {}) while it was held: {}; work done under it is no longer "
 					+ "exclusive", lease.key(), lease.fencingToken(), reason);
+			if (this.events != null) {
+				this.events.lost(lease);
+			}
 		}
 	}
 
@@ -135,6 +151,22 @@ final class LockWatchdog implements AutoCloseable {
 	@Override
 	public void close() {
 		this.scheduler.shutdownNow();
+	}
+
+	/**
+	 * What the watchdog finds about the leases it renews, reported from its thread.
+	 */
+	interface LeaseEvents {
+
+		/** The lease was renewed. */
+		void renewed(LockLease lease);
+
+		/** Redis could not be reached to renew the lease; it is tried again. */
+		void renewalFailed(LockLease lease, RuntimeException ex);
+
+		/** The lease was found lost, and marked so by this call. */
+		void lost(LockLease lease);
+
 	}
 
 }

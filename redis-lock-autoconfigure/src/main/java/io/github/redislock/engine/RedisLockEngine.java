@@ -14,6 +14,8 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
+import io.github.redislock.engine.LockObserver.AcquireOutcome;
+import io.github.redislock.engine.LockObserver.ReleaseOutcome;
 import io.github.redislock.engine.LockScripts.Attempt;
 import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
 
@@ -30,6 +32,10 @@ import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
  * Needs a Lettuce connection factory: the release subscription relies on Lettuce
  * subscribing without blocking the calling thread.
  *
+ * <p>
+ * An optional {@link LockObserver} is told of acquisitions, holds, renewals and losses.
+ * Without one, the engine makes no call and reads no clock for it.
+ *
  * @author redis-lock
  */
 public final class RedisLockEngine implements AutoCloseable {
@@ -40,10 +46,10 @@ public final class RedisLockEngine implements AutoCloseable {
 	private static final int MAX_HANDOFFS = 16;
 
 	/**
-	 * How long this JVM leaves a lock it released alone when other JVMs wait for it:
-	 * enough for their release message to arrive and their acquire script to run.
+	 * How long at most this JVM leaves a lock it released alone when other JVMs wait for
+	 * it; the first release by another JVM ends the wait sooner.
 	 */
-	private static final long YIELD_NANOS = 3_000_000;
+	private static final long YIELD_NANOS = 50_000_000;
 
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
@@ -63,23 +69,40 @@ public final class RedisLockEngine implements AutoCloseable {
 	/** The hold of each lock this JVM holds now, for reentrancy and diagnostics. */
 	private final ConcurrentHashMap<String, LockHold> holds = new ConcurrentHashMap<>();
 
+	/** Told of what happens to locks; {@code null} when nobody observes them. */
+	private final @Nullable LockObserver observer;
+
 	/**
 	 * Create an engine on the given connection factory.
 	 * @param connectionFactory a Lettuce connection factory, already started
 	 * @param options the key prefix, lease and renewal settings
 	 */
 	public RedisLockEngine(RedisConnectionFactory connectionFactory, LockOptions options) {
+		this(connectionFactory, options, null);
+	}
+
+	/**
+	 * Create an engine on the given connection factory that reports to an observer.
+	 * @param connectionFactory a Lettuce connection factory, already started
+	 * @param options the key prefix, lease and renewal settings
+	 * @param observer told of acquisitions, holds, renewals and losses, or {@code null}
+	 * for none
+	 */
+	public RedisLockEngine(RedisConnectionFactory connectionFactory, LockOptions options,
+			@Nullable LockObserver observer) {
 		if (connectionFactory.getClass().getName().contains("Jedis")) {
 			throw new IllegalArgumentException("redis-lock needs a Lettuce connection factory, not "
 					+ connectionFactory.getClass().getName() + ": Jedis subscriptions block a thread each");
 		}
 		this.options = options;
+		this.observer = (observer != null) ? new GuardedLockObserver(observer) : null;
 		this.keys = new LockKeys(options.keyPrefix());
 		this.scripts = new LockScripts(connectionFactory, this.keys);
 		this.subscriptions = new ReleaseSubscriptions(connectionFactory, this.keys.controlChannel(),
-				SUBSCRIPTION_LINGER_MILLIS);
+				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId());
 		this.watchdog = new LockWatchdog(this.scripts, options.renewInterval().toMillis(), this.subscriptions::sweep,
-				SUBSCRIPTION_LINGER_MILLIS);
+				SUBSCRIPTION_LINGER_MILLIS,
+				(this.observer != null) ? new ObservedLeases(this.observer, this.holds) : null);
 	}
 
 	/**
@@ -103,6 +126,24 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	public @Nullable LockHandle acquire(String key, Duration waitTime, @Nullable Duration leaseTime,
 			boolean reentrant) {
+		return acquire(key, null, waitTime, leaseTime, reentrant);
+	}
+
+	/**
+	 * Acquire a lock, waiting up to the wait time, under a name for the observer.
+	 * @param key the lock name, already checked
+	 * @param name a low-cardinality name for the {@link LockObserver}, such as the
+	 * annotated method, or {@code null} to let it derive one from the key
+	 * @param waitTime how long to wait; zero for a single attempt
+	 * @param leaseTime a fixed lease, or {@code null} for watchdog renewal
+	 * @param reentrant whether the lock belongs to the calling thread, which may re-enter
+	 * it, or to the acquisition alone
+	 * @return a handle, or {@code null} when the lock stayed held by another owner
+	 * @throws LockAccessException when Redis failed
+	 * @throws LockInterruptedException when interrupted while waiting
+	 */
+	public @Nullable LockHandle acquire(String key, @Nullable String name, Duration waitTime,
+			@Nullable Duration leaseTime, boolean reentrant) {
 		LockHold current = this.holds.get(key);
 		if (reentrant && current != null && current.ownerThread() == Thread.currentThread() && current.tryReenter()) {
 			return new RedisLockHandle(this, current);
@@ -110,17 +151,49 @@ public final class RedisLockEngine implements AutoCloseable {
 		Acquisition acquisition = new Acquisition(key, this.tokens.next(),
 				(leaseTime != null) ? leaseTime.toMillis() : this.options.watchdogLease().toMillis(), leaseTime == null,
 				reentrant, System.nanoTime() + waitTime.toNanos());
+		LockObserver observer = this.observer;
+		LockHold hold = (observer != null) ? acquireObserved(observer, acquisition, name, current, waitTime)
+				: acquire(acquisition, current, waitTime);
+		return (hold != null) ? new RedisLockHandle(this, hold) : null;
+	}
+
+	private @Nullable LockHold acquire(Acquisition acquisition, @Nullable LockHold current, Duration waitTime) {
 		LockHold hold = null;
 		// A lock another thread of this JVM holds needs no round trip to know it is
 		// taken.
 		if (!isHeldByAnotherLocalThread(current)
-				&& this.subscriptions.yieldingNanos(this.keys.releaseChannel(key)) <= 0) {
+				&& this.subscriptions.yieldingNanos(this.keys.releaseChannel(acquisition.key())) <= 0) {
 			hold = tryRedis(acquisition).hold();
 		}
 		if (hold == null && !waitTime.isZero()) {
 			hold = await(acquisition);
 		}
-		return (hold != null) ? new RedisLockHandle(this, hold) : null;
+		return hold;
+	}
+
+	private @Nullable LockHold acquireObserved(LockObserver observer, Acquisition acquisition, @Nullable String name,
+			@Nullable LockHold current, Duration waitTime) {
+		String key = acquisition.key();
+		long startedAt = System.nanoTime();
+		Object context = observer.acquireStarted(key, name);
+		LockHold hold;
+		try {
+			hold = acquire(acquisition, current, waitTime);
+		}
+		catch (RuntimeException ex) {
+			AcquireOutcome outcome = (ex instanceof LockInterruptedException) ? AcquireOutcome.INTERRUPTED
+					: AcquireOutcome.FAILED;
+			observer.acquireEnded(key, context, outcome, System.nanoTime() - startedAt, ex);
+			throw ex;
+		}
+		long waitNanos = System.nanoTime() - startedAt;
+		if (hold == null) {
+			observer.acquireEnded(key, context, AcquireOutcome.TIMED_OUT, waitNanos, null);
+			return null;
+		}
+		observer.acquireEnded(key, context, AcquireOutcome.ACQUIRED, waitNanos, null);
+		hold.observed(observer.held(key, name, hold.fencingToken(), context));
+		return hold;
 	}
 
 	/**
@@ -224,6 +297,9 @@ public final class RedisLockEngine implements AutoCloseable {
 	private void releaseQuietly(String key, String owner) {
 		try {
 			this.scripts.releaseBySource(key, owner);
+			// Its message names an owner of this JVM, which wakes no local waiter by
+			// itself.
+			this.subscriptions.releasedHere(this.keys.releaseChannel(key), 0, 0);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not release lock '{}' after a failed acquisition; it expires with its lease", key, ex);
@@ -249,6 +325,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		LockLease lease = hold.lease();
 		if (mayHandOff(hold) && this.subscriptions.handOff(this.keys.releaseChannel(hold.key()), hold::successor,
 				(next) -> this.holds.put(next.key(), next))) {
+			observeRelease(hold, ReleaseOutcome.RELEASED, null);
 			return;
 		}
 		this.holds.remove(hold.key(), hold);
@@ -260,14 +337,29 @@ public final class RedisLockEngine implements AutoCloseable {
 					(hold.handoffs() > 0) ? hold.fencingToken() : 0);
 		}
 		catch (RuntimeException ex) {
-			throw new LockAccessException(hold.key(), "release", ex);
+			LockAccessException failure = new LockAccessException(hold.key(), "release", ex);
+			observeRelease(hold, ReleaseOutcome.FAILED, failure);
+			throw failure;
 		}
-		if (receivers > (this.subscriptions.isSubscribed(channel) ? 1 : 0)) {
-			this.subscriptions.yieldTo(channel, YIELD_NANOS);
+		if (receivers >= 0) {
+			this.subscriptions.releasedHere(channel, receivers, YIELD_NANOS);
 		}
 		if (receivers < 0 || lease.isLost()) {
-			lease.markLost();
-			throw new LockLostException(hold.key(), hold.fencingToken());
+			boolean found = lease.markLost();
+			LockLostException lost = new LockLostException(hold.key(), hold.fencingToken());
+			if (found && this.observer != null) {
+				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
+			}
+			observeRelease(hold, ReleaseOutcome.LOST, lost);
+			throw lost;
+		}
+		observeRelease(hold, ReleaseOutcome.RELEASED, null);
+	}
+
+	private void observeRelease(LockHold hold, ReleaseOutcome outcome, @Nullable Throwable failure) {
+		LockObserver observer = this.observer;
+		if (observer != null) {
+			observer.released(hold.key(), hold.observerContext(), outcome, failure);
 		}
 	}
 
@@ -305,6 +397,35 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	public int renewedCount() {
 		return this.watchdog.watchedCount();
+	}
+
+	/**
+	 * Return how many threads wait for locks through this engine now. Walks the
+	 * subscribed channels: meant for gauges and diagnostics, not for every lock call.
+	 * @return the number of waiting threads
+	 */
+	public int waiterCount() {
+		return this.subscriptions.waiterCount();
+	}
+
+	/**
+	 * Return the locks this engine holds and the locks its threads wait for now, by lock
+	 * name. Costs a walk of the held locks and of the subscribed channels, and nothing on
+	 * the lock path.
+	 * @return a snapshot of the held and awaited locks
+	 */
+	public LockSnapshot snapshot() {
+		return LockSnapshot.of(this.holds.values(), this.subscriptions, this.keys);
+	}
+
+	/**
+	 * Return the state of the connection that receives release messages. While it is
+	 * {@linkplain SubscriptionStatus#DISCONNECTED disconnected}, waiting threads wake
+	 * only when leases run out.
+	 * @return the subscription status
+	 */
+	public SubscriptionStatus subscriptionStatus() {
+		return this.subscriptions.status();
 	}
 
 	/**

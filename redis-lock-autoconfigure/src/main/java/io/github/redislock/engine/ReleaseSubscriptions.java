@@ -2,13 +2,16 @@ package io.github.redislock.engine;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.ObjIntConsumer;
 
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,9 +59,10 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * <b>Yielding to other JVMs.</b> A thread that releases a lock and at once asks for it
  * again would nearly always beat a waiter of another JVM, which must first receive the
  * release message. So when the release message reached subscribers beyond this JVM, the
- * threads of this JVM leave the lock alone for a moment (the yield window) before trying
- * Redis again, and the waiter elsewhere gets its turn. Expired windows are dropped by
- * {@link #sweep}.
+ * threads of this JVM leave the lock alone until a release by another JVM arrives (each
+ * release message names its owner, whose token begins with its JVM's instance id), or for
+ * a bounded time if none does, and the waiter elsewhere gets its turn. Expired windows
+ * are dropped by {@link #sweep}.
  *
  * <p>
  * <b>Lost messages.</b> Pub/sub delivers at most once. When the connection drops, Lettuce
@@ -87,6 +91,11 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	private final long lingerNanos;
 
+	/**
+	 * How release messages of this JVM's owners begin: their owner tokens' instance id.
+	 */
+	private final byte[] ownReleasePrefix;
+
 	private final ConcurrentHashMap<String, ChannelWaiters> channels = new ConcurrentHashMap<>();
 
 	/** Until when (System.nanoTime()) this JVM yields each lock to other JVMs. */
@@ -94,12 +103,15 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	private final Object connectionMonitor = new Object();
 
-	private @Nullable RedisConnection connection;
+	/** Written under the connection monitor; volatile for {@link #status()}. */
+	private volatile @Nullable RedisConnection connection;
 
 	private volatile boolean closed;
 
-	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String controlChannel, long lingerMillis) {
+	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String controlChannel, long lingerMillis,
+			String instanceId) {
 		this.connectionFactory = connectionFactory;
+		this.ownReleasePrefix = bytes(instanceId + ":");
 		this.controlChannel = bytes(controlChannel);
 		this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(lingerMillis);
 	}
@@ -153,14 +165,6 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	/**
-	 * Keep the threads of this JVM from taking the lock for a while, so that a waiter of
-	 * another JVM, woken by the release just published, can take it.
-	 */
-	void yieldTo(String channel, long nanos) {
-		this.yields.put(channel, System.nanoTime() + nanos);
-	}
-
-	/**
 	 * How long this JVM still yields the lock to other JVMs; 0 or less when it does not.
 	 */
 	long yieldingNanos(String channel) {
@@ -188,9 +192,56 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		return this.channels.size();
 	}
 
+	/** Number of threads waiting now, over all channels, for diagnostics. */
+	int waiterCount() {
+		int count = 0;
+		for (ChannelWaiters waiters : this.channels.values()) {
+			count += waiters.size();
+		}
+		return count;
+	}
+
+	/** Report each channel that has waiters now, with their number, for diagnostics. */
+	void forEachWaited(ObjIntConsumer<String> action) {
+		this.channels.forEach((channel, waiters) -> {
+			int size = waiters.size();
+			if (size > 0) {
+				action.accept(channel, size);
+			}
+		});
+	}
+
 	@Override
 	public void onMessage(Message message, byte @Nullable [] pattern) {
-		ChannelWaiters waiters = this.channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+		if (startsWith(message.getBody(), this.ownReleasePrefix)) {
+			// The releasing thread of this JVM wakes its waiters itself, once it knows
+			// whether other JVMs wait: see releasedHere.
+			return;
+		}
+		String channel = new String(message.getChannel(), StandardCharsets.UTF_8);
+		// Another JVM had its turn: this one yields no longer.
+		this.yields.remove(channel);
+		signalOne(channel);
+	}
+
+	/**
+	 * Called by a thread of this JVM that released a lock through Redis. When the release
+	 * message reached other JVMs, their waiters get the lock first: this JVM's threads
+	 * yield until another JVM releases it, or for the given time at most. Otherwise one
+	 * local waiter is woken.
+	 * @param receivers how many subscribers the release message reached
+	 */
+	void releasedHere(String channel, long receivers, long yieldNanos) {
+		if (receivers > (isSubscribed(channel) ? 1 : 0)) {
+			this.yields.put(channel, System.nanoTime() + yieldNanos);
+		}
+		else {
+			signalOne(channel);
+		}
+	}
+
+	private void signalOne(String channel) {
+		ChannelWaiters waiters = this.channels.get(channel);
 		if (waiters != null) {
 			waiters.signalOne();
 		}
@@ -198,7 +249,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	@Override
 	public void onChannelSubscribed(byte[] channel, long count) {
-		if (java.util.Arrays.equals(channel, this.controlChannel)) {
+		if (Arrays.equals(channel, this.controlChannel)) {
 			this.channels.values().forEach(ChannelWaiters::signalAll);
 			return;
 		}
@@ -285,6 +336,36 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		return current == null || (subscription != null && subscription.isAlive());
 	}
 
+	/**
+	 * The state of the subscription connection now. A subscription stays alive for Spring
+	 * Data Redis while Lettuce reconnects it, so the Lettuce connection itself is asked
+	 * whether it is connected.
+	 */
+	SubscriptionStatus status() {
+		RedisConnection current = this.connection;
+		if (current == null) {
+			return SubscriptionStatus.NONE;
+		}
+		Subscription subscription = current.getSubscription();
+		if (subscription == null || !subscription.isAlive()) {
+			return SubscriptionStatus.DISCONNECTED;
+		}
+		try {
+			// A LettuceConnection answers with the commands of its subscription
+			// connection
+			// while subscribed.
+			Object commands = current.getNativeConnection();
+			if (commands instanceof RedisPubSubAsyncCommands<?, ?> pubSub && !pubSub.getStatefulConnection().isOpen()) {
+				return SubscriptionStatus.DISCONNECTED;
+			}
+			return SubscriptionStatus.CONNECTED;
+		}
+		catch (RuntimeException ex) {
+			// Closed meanwhile.
+			return SubscriptionStatus.DISCONNECTED;
+		}
+	}
+
 	@Override
 	public void close() {
 		this.closed = true;
@@ -292,6 +373,10 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 			closeConnection();
 		}
 		this.channels.values().forEach(ChannelWaiters::signalAll);
+	}
+
+	private static boolean startsWith(byte[] body, byte[] prefix) {
+		return body.length >= prefix.length && Arrays.equals(body, 0, prefix.length, prefix, 0, prefix.length);
 	}
 
 	private static byte[] bytes(String channel) {
@@ -398,6 +483,10 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 				}
 			}
 			return false;
+		}
+
+		synchronized int size() {
+			return this.queue.size();
 		}
 
 		synchronized boolean isIdleSince(long time) {

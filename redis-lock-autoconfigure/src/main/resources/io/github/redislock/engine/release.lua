@@ -16,6 +16,7 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 			redis.call('set', KEYS[2], ARGV[3], 'PX', ARGV[4])
 		end
 	end
-	return 1 + redis.call('publish', ARGV[2], '')
+	-- The message names the owner, so that its own JVM can tell its releases from others'.
+	return 1 + redis.call('publish', ARGV[2], ARGV[1])
 end
 return 0

@@ -3,6 +3,7 @@ package io.github.redislock.autoconfigure;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.LockOptions;
+import io.github.redislock.observation.LockNames;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,6 +22,15 @@ class RedisLockPropertiesTests {
 		assertThat(properties.getLeaseTime()).isEqualTo(defaults.leaseTime()).isNull();
 		assertThat(properties.getWatchdog().getLease()).isEqualTo(defaults.watchdogLease());
 		assertThat(properties.getWatchdog().getRenewInterval()).isEqualTo(defaults.renewInterval());
+	}
+
+	@Test
+	void observationDefaultsAreTheObserversDefaults() {
+		RedisLockProperties.Observations observations = new RedisLockProperties().getObservations();
+		assertThat(observations.isEnabled()).isTrue();
+		assertThat(observations.isIncludeKey()).isFalse();
+		assertThat(observations.getIdPattern()).isEqualTo(LockNames.DEFAULT_ID_PATTERN);
+		assertThat(observations.getMetrics().isEnabled()).isTrue();
 	}
 
 	@Test

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of redis-lock's health indicator.
+ */
+@NullMarked
+package io.github.redislock.autoconfigure.health;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,54 @@
+package io.github.redislock.health;
+
+import java.util.Locale;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+import io.github.redislock.engine.RedisLockEngine;
+import io.github.redislock.engine.SubscriptionStatus;
+
+/**
+ * {@link HealthIndicator} of a lock engine: {@code DOWN} while the connection that
+ * receives release messages is broken, since waiting threads then wake only when the
+ * holder's lease runs out, and {@code UP} otherwise, also before any thread has waited.
+ * The details give the subscription status and how many locks are held and awaited; no
+ * lock names.
+ *
+ * <p>
+ * It does not check Redis itself, which the {@code redis} health indicator does: it sends
+ * no command.
+ *
+ * @author redis-lock
+ */
+public class RedisLockHealthIndicator extends AbstractHealthIndicator {
+
+	private final RedisLockEngine engine;
+
+	/**
+	 * Create an indicator of the given engine.
+	 * @param engine the engine, such as {@code lockTemplate.engine()}
+	 */
+	public RedisLockHealthIndicator(RedisLockEngine engine) {
+		super("Lock engine health check failed");
+		this.engine = engine;
+	}
+
+	@Override
+	protected void doHealthCheck(Health.Builder builder) {
+		SubscriptionStatus status = this.engine.subscriptionStatus();
+		if (status == SubscriptionStatus.DISCONNECTED) {
+			builder.down()
+				.withDetail("reason", "The connection that receives lock release messages is broken and reconnecting; "
+						+ "until it is back, waiting threads wake only when the holder's lease runs out");
+		}
+		else {
+			builder.up();
+		}
+		builder.withDetail("subscription", status.name().toLowerCase(Locale.ROOT))
+			.withDetail("heldLocks", this.engine.heldCount())
+			.withDetail("waitingThreads", this.engine.waiterCount());
+	}
+
+}

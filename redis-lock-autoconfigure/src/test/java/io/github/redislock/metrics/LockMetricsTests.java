@@ -1,0 +1,135 @@
+package io.github.redislock.metrics;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.redislock.LockException;
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockOptions;
+import io.github.redislock.LockTemplate;
+import io.github.redislock.observation.LockNames;
+import io.github.redislock.test.FaultProxy;
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link LockEngineMetrics} and {@link LockMetricsObserver} on a real Redis,
+ * reached through a {@link FaultProxy} that can cut it off.
+ */
+@RedisTest
+class LockMetricsTests {
+
+	private static final LockOptions OPTIONS = LockOptions.defaults()
+		.withWatchdog(Duration.ofMillis(900), Duration.ofMillis(300));
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	private FaultProxy proxy;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private LockTemplate template;
+
+	private RedisCli cli;
+
+	private ExecutorService executor;
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.proxy = FaultProxy.start(server.host(), server.port());
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(200)).build());
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.template = new LockTemplate(this.connectionFactory, OPTIONS,
+				new LockMetricsObserver(this.registry, LockNames.defaults()));
+		new LockEngineMetrics(this.template.engine()).bindTo(this.registry);
+		this.cli = server.cli();
+		this.executor = Executors.newCachedThreadPool();
+		// A first connection may take longer than the short lease of these tests.
+		this.template.run("warm-up", () -> {
+		});
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.executor.shutdownNow();
+		this.template.close();
+		this.connectionFactory.destroy();
+		this.proxy.close();
+		this.cli.close();
+	}
+
+	@Test
+	void gaugesCountHeldLocksAndWaitingThreads() throws Exception {
+		LockHandle first = this.template.lock("order:1");
+		LockHandle second = this.template.lock("order:2");
+		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock("order:1"),
+				this.executor);
+		await().atMost(Duration.ofSeconds(5)).until(() -> gauge("redis.lock.waiters") == 1);
+		assertThat(gauge("redis.lock.holds")).isEqualTo(2);
+		first.close();
+		waiter.get(5, TimeUnit.SECONDS).close();
+		second.close();
+		assertThat(gauge("redis.lock.holds")).isZero();
+		assertThat(gauge("redis.lock.waiters")).isZero();
+	}
+
+	@Test
+	void renewalsAndLossesAreCountedByLockName() {
+		LockHandle handle = this.template.lock("order:42");
+		await().atMost(Duration.ofSeconds(5)).until(() -> renewals("renewed") >= 1);
+		this.cli.command("DEL", "redis-lock:{order:42}");
+		await().atMost(Duration.ofSeconds(5)).until(() -> losses() == 1);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
+		assertThat(losses()).isOne();
+		assertThat(renewals("failed")).isZero();
+	}
+
+	@Test
+	void renewalsThatCannotReachRedisAreCountedAsFailedUntilTheLockIsLost() {
+		LockHandle handle = this.template.lock("order:42");
+		this.proxy.refuse();
+		this.proxy.closeConnections();
+		await().atMost(Duration.ofSeconds(5)).until(() -> losses() == 1);
+		assertThat(renewals("failed")).isPositive();
+		this.proxy.pass();
+		assertThatExceptionOfType(LockException.class).isThrownBy(handle::close);
+	}
+
+	private double gauge(String name) {
+		return this.registry.get(name).gauge().value();
+	}
+
+	private double renewals(String outcome) {
+		var counter = this.registry.find("redis.lock.renewals")
+			.tags("lock.name", "order:*", "outcome", outcome)
+			.counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	private double losses() {
+		var counter = this.registry.find("redis.lock.losses").tags("lock.name", "order:*").counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+}
