@@ -63,6 +63,10 @@ import org.springframework.core.annotation.AliasFor;
  * {@code @Async} methods, Kotlin suspending functions) are rejected at start-up, since
  * their work would outlive the lock.
  *
+ * <h2>Observability</h2> Metrics and traces report the method's locks under the name
+ * {@code BeanClass.method}, whatever their keys, so that ids in keys never become metric
+ * tags.
+ *
  * @author redis-lock
  * @see LockOperations
  */

@@ -227,17 +227,16 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	/**
 	 * Called by a thread of this JVM that released a lock through Redis. When the release
 	 * message reached other JVMs, their waiters get the lock first: this JVM's threads
-	 * yield until another JVM releases it, or for the given time at most. Otherwise one
-	 * local waiter is woken.
+	 * yield until another JVM releases it, or for the given time at most. One local
+	 * waiter is woken either way: it tries at once, or when the yield window ends if no
+	 * other JVM took the lock meanwhile.
 	 * @param receivers how many subscribers the release message reached
 	 */
 	void releasedHere(String channel, long receivers, long yieldNanos) {
 		if (receivers > (isSubscribed(channel) ? 1 : 0)) {
 			this.yields.put(channel, System.nanoTime() + yieldNanos);
 		}
-		else {
-			signalOne(channel);
-		}
+		signalOne(channel);
 	}
 
 	private void signalOne(String channel) {
