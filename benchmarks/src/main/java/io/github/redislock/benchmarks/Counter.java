@@ -1,0 +1,41 @@
+package io.github.redislock.benchmarks;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+/**
+ * The hot-key critical section: a Redis counter read with {@code GET} and written back
+ * with {@code SET}, deliberately not atomic, so that any overlap of two holders loses an
+ * update. Its own raw Lettuce connection keeps it out of the lock client's way and the
+ * same for every implementation.
+ */
+final class Counter implements AutoCloseable {
+
+	static final String KEY = "benchmarks:counter";
+
+	private final RedisClient client;
+
+	private final StatefulRedisConnection<String, String> connection;
+
+	private final RedisCommands<String, String> commands;
+
+	Counter(String host, int port) {
+		this.client = RedisClient.create(RedisURI.create(host, port));
+		this.connection = this.client.connect();
+		this.commands = this.connection.sync();
+	}
+
+	void increment() {
+		String value = this.commands.get(KEY);
+		this.commands.set(KEY, Long.toString((value != null) ? Long.parseLong(value) + 1 : 1));
+	}
+
+	@Override
+	public void close() {
+		this.connection.close();
+		this.client.shutdown();
+	}
+
+}

@@ -1,0 +1,129 @@
+package io.github.redislock.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redislock.test.JavaProcess;
+import io.github.redislock.test.RedisCli;
+
+/**
+ * Threads take turns on one key; under the lock each reads and writes back a Redis
+ * counter. With two JVMs, this process runs half of the threads and a
+ * {@link HotKeyWorker} the other half; they start at a time this process publishes in
+ * Redis once the worker is ready.
+ */
+final class HotKeyScenario {
+
+	static final String START_KEY = "benchmarks:start";
+
+	private static final Duration WORKER_START_TIMEOUT = Duration.ofSeconds(60);
+
+	/** How long the end of the warm-up is watched with MONITOR, at most. */
+	private static final Duration PROBE = Duration.ofMillis(500);
+
+	/** Time left between the probe and the measured window. */
+	private static final Duration MARGIN = Duration.ofMillis(50);
+
+	private HotKeyScenario() {
+	}
+
+	static Figures run(ScenarioContext context, int jvms) throws Exception {
+		BenchmarkSettings settings = context.settings();
+		int threads = settings.hotKeyThreads() / jvms;
+		Path workerOutcome = Files.createTempFile("hot-key-worker", ".bin");
+		try (RedisCli cli = context.cli();
+				LockClient client = context.openClient();
+				Counter counter = new Counter(context.host(), context.port());
+				JavaProcess worker = (jvms > 1) ? startWorker(context, threads, workerOutcome) : null) {
+			cli.set(Counter.KEY, "0");
+			long startAt = System.currentTimeMillis() + 300;
+			cli.set(START_KEY, Long.toString(startAt));
+			HotKeyRun run = new HotKeyRun(client, counter, threads, startAt, settings.warmup(), settings.duration())
+				.start();
+			Map<String, Double> clientShares = probe(context, cli, run);
+			RedisActivity redis = new RedisActivity(cli);
+			long cpu = run.measure(redis::start, redis::stop);
+			List<HotKeyRun.Outcome> outcomes = new ArrayList<>(List.of(run.join(cpu)));
+			if (worker != null) {
+				int exit = worker.waitFor(settings.warmup().plus(settings.duration()).plus(WORKER_START_TIMEOUT));
+				if (exit != 0) {
+					throw new IllegalStateException("The second JVM failed:\n" + worker.output());
+				}
+				outcomes.add(HotKeyRun.Outcome.readFrom(workerOutcome));
+			}
+			long counted = Long.parseLong(cli.get(Counter.KEY));
+			Figures figures = figures(outcomes, counted, redis.commands(), settings.duration());
+			CommandCounts.writeShares(clientShares, figures);
+			return figures.put("redisCpuMicros", redis.cpuNanos() / 1e3);
+		}
+		finally {
+			Files.deleteIfExists(workerOutcome);
+		}
+	}
+
+	/**
+	 * Watch the end of the warm-up with MONITOR, which tells which commands of this
+	 * workload clients send and which run in scripts, without slowing the measured
+	 * window.
+	 */
+	private static Map<String, Double> probe(ScenarioContext context, RedisCli cli, HotKeyRun run)
+			throws InterruptedException {
+		long probeNanos = Math.min(PROBE.toNanos(), context.settings().warmup().toNanos() / 2);
+		ScenarioContext.sleepUntil(run.measureFromNanos() - probeNanos - MARGIN.toNanos());
+		MonitorProbe probe = MonitorProbe.start(context.host(), context.port(), Counter.KEY);
+		ScenarioContext.sleepUntil(run.measureFromNanos() - MARGIN.toNanos());
+		probe.finish(cli);
+		return probe.clientShares();
+	}
+
+	private static JavaProcess startWorker(ScenarioContext context, int threads, Path outcome) {
+		try (RedisCli cli = context.cli()) {
+			cli.command("DEL", START_KEY);
+		}
+		List<String> arguments = new ArrayList<>(List.of(Integer.toString(threads), outcome.toString()));
+		arguments.addAll(context.toArguments());
+		JavaProcess worker = JavaProcess.start(HotKeyWorker.class, arguments.toArray(String[]::new));
+		worker.awaitOutput(HotKeyWorker.READY, WORKER_START_TIMEOUT);
+		return worker;
+	}
+
+	private static Figures figures(List<HotKeyRun.Outcome> outcomes, long counted, CommandCounts commands,
+			Duration duration) {
+		Samples waits = new Samples();
+		long total = 0;
+		long measured = 0;
+		long cpu = 0;
+		long minPerThread = Long.MAX_VALUE;
+		long maxPerThread = 0;
+		List<String> perJvm = new ArrayList<>();
+		for (HotKeyRun.Outcome outcome : outcomes) {
+			waits.addAll(outcome.waits());
+			total += outcome.totalOperations();
+			measured += outcome.measured();
+			cpu += outcome.cpuNanos();
+			perJvm.add(Long.toString(outcome.measured()));
+			for (long count : outcome.perThread()) {
+				minPerThread = Math.min(minPerThread, count);
+				maxPerThread = Math.max(maxPerThread, count);
+			}
+		}
+		Figures figures = new Figures().put("operations", measured)
+			.put("opsPerSecond", measured / (duration.toNanos() / 1e9))
+			.put("lostUpdates", total - counted)
+			.put("waitP50Micros", waits.percentile(0.50) / 1e3)
+			.put("waitP99Micros", waits.percentile(0.99) / 1e3)
+			.put("waitMaxMicros", waits.max() / 1e3)
+			.put("perThreadMin", minPerThread)
+			.put("perThreadMax", maxPerThread)
+			.put("perJvm", String.join(" / ", perJvm))
+			.put("clientCpuMicros", cpu / 1e3);
+		// Each acquisition's critical section sent one GET and one SET of its own
+		commands.minus("get", measured).minus("set", measured).writeTo(figures);
+		return figures;
+	}
+
+}

@@ -1,0 +1,85 @@
+package io.github.redislock.benchmarks;
+
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.BiFunction;
+
+import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
+
+/**
+ * The implementations under comparison, each in its default configuration.
+ */
+enum Implementation {
+
+	/** This project's {@code LockTemplate}. */
+	REDIS_LOCK("redis-lock", RedisLockClient::new),
+
+	/** Redisson's {@code RLock}. */
+	REDISSON("Redisson RLock", RedissonLockClient::new),
+
+	/** Spring Integration's {@code RedisLockRegistry} polling every 100 ms. */
+	SI_SPIN("Spring Integration SPIN_LOCK",
+			(host, port) -> new SpringIntegrationLockClient(host, port, RedisLockType.SPIN_LOCK)),
+
+	/** Spring Integration's {@code RedisLockRegistry} woken by pub/sub. */
+	SI_PUB_SUB("Spring Integration PUB_SUB_LOCK",
+			(host, port) -> new SpringIntegrationLockClient(host, port, RedisLockType.PUB_SUB_LOCK)),
+
+	/** {@code SET NX PX} and a compare-and-delete script on raw Lettuce: no waiting. */
+	RAW_FLOOR("raw floor (SET NX PX + Lua CAD)", RawFloorLockClient::new),
+
+	/**
+	 * The raw floor's commands sent through Spring Data's {@code StringRedisTemplate}.
+	 */
+	SPRING_DATA_FLOOR("floor via Spring Data template", SpringDataFloorLockClient::new);
+
+	private final String title;
+
+	private final BiFunction<String, Integer, LockClient> factory;
+
+	Implementation(String title, BiFunction<String, Integer, LockClient> factory) {
+		this.title = title;
+		this.factory = factory;
+	}
+
+	String title() {
+		return this.title;
+	}
+
+	/** The name used on the command line, such as {@code si-pub-sub}. */
+	String id() {
+		return name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+
+	/**
+	 * Redis data commands the implementation sends itself rather than from a Lua script,
+	 * so that {@link CommandCounts} counts them as round trips.
+	 * @return lower-case command names
+	 */
+	Set<String> directCommands() {
+		return isFloor() ? Set.of("set") : Set.of();
+	}
+
+	/** Whether this is one of the floors, which lock but cannot wait. */
+	boolean isFloor() {
+		return this == RAW_FLOOR || this == SPRING_DATA_FLOOR;
+	}
+
+	boolean isPeer() {
+		return this == REDISSON || this == SI_SPIN || this == SI_PUB_SUB;
+	}
+
+	LockClient open(String host, int port) {
+		return this.factory.apply(host, port);
+	}
+
+	static Implementation fromId(String id) {
+		for (Implementation implementation : values()) {
+			if (implementation.id().equals(id)) {
+				return implementation;
+			}
+		}
+		throw new IllegalArgumentException("Unknown implementation '" + id + "'");
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.github.redislock.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A markdown table, built row by row, and the number formats the report uses.
+ */
+final class MarkdownTable {
+
+	private final List<String> header;
+
+	private final List<List<String>> rows = new ArrayList<>();
+
+	MarkdownTable(String... header) {
+		this.header = List.of(header);
+	}
+
+	MarkdownTable row(String... cells) {
+		this.rows.add(List.of(cells));
+		return this;
+	}
+
+	boolean isEmpty() {
+		return this.rows.isEmpty();
+	}
+
+	String markdown() {
+		StringBuilder text = new StringBuilder();
+		line(text, this.header);
+		text.append('|');
+		for (int i = 0; i < this.header.size(); i++) {
+			text.append(" --- |");
+		}
+		text.append('\n');
+		this.rows.forEach((row) -> line(text, row));
+		return text.toString();
+	}
+
+	private static void line(StringBuilder text, List<String> cells) {
+		text.append('|');
+		cells.forEach((cell) -> text.append(' ').append(cell.replace("|", "\\|")).append(" |"));
+		text.append('\n');
+	}
+
+	/** A count with thousands separators: {@code 12,345}. */
+	static String count(double value) {
+		return String.format(Locale.ROOT, "%,.0f", value);
+	}
+
+	/** Microseconds shown in milliseconds: {@code 0.42}. */
+	static String millis(double micros) {
+		double millis = micros / 1000;
+		return String.format(Locale.ROOT, (millis >= 100) ? "%,.0f" : "%.2f", millis);
+	}
+
+	/** Microseconds: {@code 187} or {@code 9.5}. */
+	static String micros(double micros) {
+		return String.format(Locale.ROOT, (micros >= 100) ? "%,.0f" : "%.1f", micros);
+	}
+
+	/** A ratio: {@code 1.08x}. */
+	static String ratio(double value) {
+		return String.format(Locale.ROOT, "%.2fx", value);
+	}
+
+	/** Bytes, with one decimal below 10: {@code 0.3} or {@code 412}. */
+	static String bytes(double value) {
+		// A reading a hair below zero is noise, not a negative size: no "-0.0"
+		double shown = (Math.abs(value) < 0.05) ? 0 : value;
+		return String.format(Locale.ROOT, (Math.abs(shown) >= 10) ? "%,.0f" : "%.1f", shown);
+	}
+
+}

@@ -1,0 +1,45 @@
+package io.github.redislock.benchmarks;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockOptions;
+import io.github.redislock.LockRequest;
+import io.github.redislock.LockTemplate;
+
+/**
+ * redis-lock: a {@link LockTemplate} with default options on a Lettuce connection
+ * factory.
+ */
+final class RedisLockClient implements LockClient {
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final LockTemplate template;
+
+	RedisLockClient(String host, int port) {
+		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.template = new LockTemplate(this.connectionFactory, LockOptions.defaults());
+	}
+
+	@Override
+	public Release acquire(String key, @Nullable Duration lease) {
+		LockRequest request = LockRequest.of(key).waitTime(WAIT_LIMIT);
+		LockHandle handle = this.template.lock((lease != null) ? request.leaseTime(lease) : request);
+		return handle::close;
+	}
+
+	@Override
+	public void close() {
+		this.template.close();
+		this.connectionFactory.destroy();
+	}
+
+}

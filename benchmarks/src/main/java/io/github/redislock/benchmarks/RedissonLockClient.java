@@ -1,0 +1,47 @@
+package io.github.redislock.benchmarks;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Redisson: {@code RLock} from a client with the default single-server configuration (its
+ * own Netty connections, watchdog renewal of a 30 second lease).
+ */
+final class RedissonLockClient implements LockClient {
+
+	private final RedissonClient redisson;
+
+	RedissonLockClient(String host, int port) {
+		Config config = new Config();
+		config.useSingleServer().setAddress("redis://" + host + ":" + port);
+		this.redisson = Redisson.create(config);
+	}
+
+	@Override
+	public Release acquire(String key, @Nullable Duration lease) {
+		RLock lock = this.redisson.getLock(key);
+		try {
+			long leaseMillis = (lease != null) ? lease.toMillis() : -1;
+			if (!lock.tryLock(WAIT_LIMIT.toMillis(), leaseMillis, TimeUnit.MILLISECONDS)) {
+				throw new IllegalStateException("Redisson did not grant '" + key + "' within " + WAIT_LIMIT);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for '" + key + "'", ex);
+		}
+		return lock::unlock;
+	}
+
+	@Override
+	public void close() {
+		this.redisson.shutdown();
+	}
+
+}

@@ -1,0 +1,189 @@
+package io.github.redislock.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * {@code RESULTS.md}: where the figures come from, the targets, then a table per scenario
+ * with each implementation's ratio to the best one or to the raw floor.
+ */
+final class ResultsReport {
+
+	private final Environment environment;
+
+	private final Map<Scenario, Map<Implementation, Figures>> results;
+
+	ResultsReport(Environment environment, Map<Scenario, Map<Implementation, Figures>> results) {
+		this.environment = environment;
+		this.results = results;
+	}
+
+	String markdown() {
+		BenchmarkSettings settings = this.environment.settings();
+		StringBuilder text = new StringBuilder();
+		text.append("# Benchmark results\n\n");
+		text.append("Written by the `benchmarks` module (see its README to run it again); do not edit by hand.\n\n");
+		text.append("- Date: ").append(this.environment.date()).append('\n');
+		text.append("- Java: ").append(this.environment.java()).append('\n');
+		text.append("- Redis: ").append(this.environment.redis()).append(", on loopback, no persistence\n");
+		text.append("- Cores: ")
+			.append(this.environment.cores())
+			.append(" (")
+			.append(this.environment.machine())
+			.append(")\n");
+		text.append("- redis-lock: commit ").append(this.environment.revision()).append('\n');
+		text.append("- Libraries: ").append(this.environment.libraries()).append('\n');
+		text.append("- Runs: each implementation in a fresh JVM per scenario (-Xmx256m), warm-up ")
+			.append(seconds(settings.warmup().toMillis()))
+			.append(", measured ")
+			.append(seconds(settings.duration().toMillis()))
+			.append("; peers in their default configuration\n\n");
+		MarkdownTable targets = new Targets(this.results).table();
+		if (!targets.isEmpty()) {
+			text.append("## Targets\n\n").append(targets.markdown()).append('\n');
+		}
+		section(text, Scenario.UNCONTENDED, uncontended(), "One thread locks and releases a new key each time. "
+				+ "Round trips are the commands clients sent, counted exactly with MONITOR over 500 more operations; "
+				+ "all commands include those run inside Lua scripts (INFO commandstats over the measured run). "
+				+ "CPU is that of the client JVM and of redis-server over the measured run: unlike ops/s and latency it "
+				+ "hardly moves when other work competes for the cores.");
+		section(text, Scenario.HOT_KEY, hotKey(Scenario.HOT_KEY), settings.hotKeyThreads()
+				+ " threads on one key; under the lock each reads a Redis counter with GET and writes it back "
+				+ "with SET. Wait is from the lock request to its grant. Commands leave out the critical section's GET and "
+				+ "SET; CPU is that of the lock client's JVMs (critical section included) and of redis-server.");
+		section(text, Scenario.HOT_KEY_TWO_JVMS, hotKey(Scenario.HOT_KEY_TWO_JVMS),
+				"The same, with 2 JVMs x " + (settings.hotKeyThreads() / 2) + " threads.");
+		section(text, Scenario.WAITERS, waiters(), settings.waiters() + " threads wait on a key that another JVM "
+				+ "holds; CPU and Redis commands are measured over " + seconds(settings.waitWindow().toMillis())
+				+ " of waiting, then the holder releases and every waiter takes and releases the lock in turn.");
+		section(text, Scenario.MANY_KEYS, manyKeys(),
+				settings.keyThreads() + " threads lock and release " + MarkdownTable.count(settings.keys())
+						+ " distinct keys once each. Heap is measured after full collections with the client still "
+						+ "open, after each half of the keys: retained per key is the growth over the second half, "
+						+ "noise the spread of three readings.");
+		return text.toString();
+	}
+
+	private void section(StringBuilder text, Scenario scenario, MarkdownTable table, String description) {
+		if (!table.isEmpty()) {
+			text.append("## ").append(scenario.title()).append("\n\n").append(description).append("\n\n");
+			text.append(table.markdown()).append('\n');
+			if (scenario == Scenario.UNCONTENDED) {
+				text.append("Client CPU by thread over the measured run, after a warm-up that lasts until the JIT "
+						+ "compilers have settled (at most 4 times the configured warm-up):\n\n");
+				figures(scenario).forEach((implementation, run) -> text.append("- ")
+					.append(implementation.title())
+					.append(": ")
+					.append(run.get("busiestThreads"))
+					.append(" (warm-up ")
+					.append(Figures.decimal(run.getDouble("warmupSeconds")))
+					.append(" s)\n"));
+				text.append('\n');
+			}
+		}
+	}
+
+	private MarkdownTable uncontended() {
+		MarkdownTable table = new MarkdownTable("Implementation", "ops/s", "time per op vs floor", "p50 µs", "p99 µs",
+				"client CPU µs/op", "Redis CPU µs/op", "round trips/op", "all commands/op", "commands per op");
+		Map<Implementation, Figures> figures = figures(Scenario.UNCONTENDED);
+		Figures floor = figures.get(Implementation.RAW_FLOOR);
+		figures.forEach((implementation, run) -> {
+			CommandCounts commands = CommandCounts.readFrom(run);
+			long operations = run.getLong("operations");
+			table.row(implementation.title(), MarkdownTable.count(run.getDouble("opsPerSecond")),
+					(floor != null)
+							? MarkdownTable.ratio(floor.getDouble("opsPerSecond") / run.getDouble("opsPerSecond")) : "",
+					MarkdownTable.micros(run.getDouble("p50Micros")), MarkdownTable.micros(run.getDouble("p99Micros")),
+					MarkdownTable.micros(run.getDouble("clientCpuMicros") / operations),
+					MarkdownTable.micros(run.getDouble("redisCpuMicros") / operations),
+					Figures.decimal((double) run.getLong("probe.clientCommands") / run.getLong("probe.operations")),
+					Figures.decimal((double) commands.total() / operations), commands.perOperation(operations));
+		});
+		return table;
+	}
+
+	private MarkdownTable hotKey(Scenario scenario) {
+		boolean twoJvms = scenario == Scenario.HOT_KEY_TWO_JVMS;
+		List<String> header = new ArrayList<>(List.of("Implementation", "ops/s", "vs best"));
+		if (twoJvms) {
+			header.add("ops per JVM");
+		}
+		header.addAll(
+				List.of("lost updates", "wait p50 ms", "p99 ms", "max ms", "ops/thread min–max", "client CPU µs/acq",
+						"Redis CPU µs/acq", "round trips/acq", "all commands/acq", "commands per acquisition"));
+		MarkdownTable table = new MarkdownTable(header.toArray(String[]::new));
+		Map<Implementation, Figures> figures = figures(scenario);
+		double best = best(figures, (run) -> run.getDouble("opsPerSecond"));
+		figures.forEach((implementation, run) -> {
+			CommandCounts commands = CommandCounts.readFrom(run);
+			long operations = Math.max(1, run.getLong("operations"));
+			List<String> cells = new ArrayList<>(
+					List.of(implementation.title(), MarkdownTable.count(run.getDouble("opsPerSecond")),
+							MarkdownTable.ratio(run.getDouble("opsPerSecond") / best)));
+			if (twoJvms) {
+				cells.add(run.get("perJvm"));
+			}
+			cells.addAll(List.of(run.get("lostUpdates"), MarkdownTable.millis(run.getDouble("waitP50Micros")),
+					MarkdownTable.millis(run.getDouble("waitP99Micros")),
+					MarkdownTable.millis(run.getDouble("waitMaxMicros")),
+					run.get("perThreadMin") + "–" + run.get("perThreadMax"),
+					MarkdownTable.micros(run.getDouble("clientCpuMicros") / operations),
+					MarkdownTable.micros(run.getDouble("redisCpuMicros") / operations),
+					Figures.decimal(commands.roundTrips(CommandCounts.readShares(run), implementation.directCommands())
+							/ operations),
+					Figures.decimal((double) commands.total() / operations), commands.perOperation(operations)));
+			table.row(cells.toArray(String[]::new));
+		});
+		return table;
+	}
+
+	private MarkdownTable waiters() {
+		MarkdownTable table = new MarkdownTable("Implementation", "CPU of waiting threads ms",
+				"CPU of the JVM ms (% of a core)", "busiest other threads", "Redis commands while waiting",
+				"release → first grant ms", "vs best", "release → last grant ms", "granted while held");
+		Map<Implementation, Figures> figures = figures(Scenario.WAITERS);
+		double best = figures.values().stream().mapToDouble((run) -> run.getDouble("firstGrantMicros")).min().orElse(1);
+		figures.forEach((implementation, run) -> {
+			CommandCounts commands = CommandCounts.readFrom(run);
+			table.row(implementation.title(), Figures.decimal(run.getDouble("waitersCpuMillis")),
+					Figures.decimal(run.getDouble("processCpuMillis")) + " ("
+							+ Figures.decimal(Targets.processCpuShare(run)) + "%)",
+					run.get("busiestThreads"),
+					(commands.total() == 0) ? "0" : commands.total() + ": " + commands.absolute(),
+					MarkdownTable.millis(run.getDouble("firstGrantMicros")),
+					MarkdownTable.ratio(run.getDouble("firstGrantMicros") / best),
+					MarkdownTable.millis(run.getDouble("lastGrantMicros")), run.get("grantedWhileHeld"));
+		});
+		return table;
+	}
+
+	private MarkdownTable manyKeys() {
+		MarkdownTable table = new MarkdownTable("Implementation", "ops/s", "vs best", "heap retained B/key",
+				"noise ± B/key", "Redis keys left per key");
+		Map<Implementation, Figures> figures = figures(Scenario.MANY_KEYS);
+		double best = best(figures, (run) -> run.getDouble("opsPerSecond"));
+		figures.forEach((implementation, run) -> table.row(implementation.title(),
+				MarkdownTable.count(run.getDouble("opsPerSecond")),
+				MarkdownTable.ratio(run.getDouble("opsPerSecond") / best),
+				MarkdownTable.bytes(run.getDouble("retainedBytesPerKey")),
+				MarkdownTable.bytes(run.getDouble("noiseBytesPerKey")),
+				Figures.decimal(run.getDouble("redisKeysLeftPerKey"))));
+		return table;
+	}
+
+	private Map<Implementation, Figures> figures(Scenario scenario) {
+		return this.results.getOrDefault(scenario, Map.of());
+	}
+
+	private static double best(Map<Implementation, Figures> figures, ToDoubleFunction<Figures> score) {
+		return figures.values().stream().mapToDouble(score).max().orElse(1);
+	}
+
+	private static String seconds(long millis) {
+		return Figures.decimal(millis / 1000.0) + " s";
+	}
+
+}

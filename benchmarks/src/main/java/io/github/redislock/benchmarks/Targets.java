@@ -1,0 +1,139 @@
+package io.github.redislock.benchmarks;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The goals redis-lock set itself against its peers, checked against a run's figures.
+ * Targets whose scenario or implementations did not run are left out.
+ */
+final class Targets {
+
+	private final Map<Scenario, Map<Implementation, Figures>> results;
+
+	Targets(Map<Scenario, Map<Implementation, Figures>> results) {
+		this.results = results;
+	}
+
+	MarkdownTable table() {
+		MarkdownTable table = new MarkdownTable("Target for redis-lock", "Measured", "Met");
+		List<Target> targets = new ArrayList<>();
+		uncontended(targets);
+		hotKey(targets, Scenario.HOT_KEY, 2.0, true);
+		hotKey(targets, Scenario.HOT_KEY_TWO_JVMS, 1.0, false);
+		waiters(targets);
+		manyKeys(targets);
+		lostUpdates(targets);
+		targets.forEach((target) -> table.row(target.goal(), target.measured(), target.met() ? "yes" : "**no**"));
+		return table;
+	}
+
+	private void uncontended(List<Target> targets) {
+		Figures lock = figures(Scenario.UNCONTENDED, Implementation.REDIS_LOCK);
+		Figures floor = figures(Scenario.UNCONTENDED, Implementation.RAW_FLOOR);
+		if (lock == null) {
+			return;
+		}
+		if (floor != null) {
+			double ratio = floor.getDouble("opsPerSecond") / lock.getDouble("opsPerSecond");
+			targets.add(
+					new Target("Uncontended lock + release within 1.15x of the raw floor",
+							MarkdownTable.ratio(ratio) + " (p50 " + MarkdownTable.micros(lock.getDouble("p50Micros"))
+									+ " vs " + MarkdownTable.micros(floor.getDouble("p50Micros")) + " µs)",
+							ratio <= 1.15));
+		}
+		double roundTrips = (double) lock.getLong("probe.clientCommands") / lock.getLong("probe.operations");
+		targets.add(new Target("Uncontended: 2 round trips per lock + release", Figures.decimal(roundTrips),
+				roundTrips <= 2.0));
+	}
+
+	private void hotKey(List<Target> targets, Scenario scenario, double factor, boolean maxWait) {
+		Figures lock = figures(scenario, Implementation.REDIS_LOCK);
+		Optional<Map.Entry<Implementation, Figures>> best = bestPeer(scenario);
+		if (lock == null || best.isEmpty()) {
+			return;
+		}
+		Figures peer = best.get().getValue();
+		String peerName = best.get().getKey().title();
+		double ratio = lock.getDouble("opsPerSecond") / peer.getDouble("opsPerSecond");
+		targets.add(new Target(scenario.title() + ": at least " + Figures.decimal(factor) + "x the best peer's ops/s",
+				MarkdownTable.ratio(ratio) + " of " + peerName + " ("
+						+ MarkdownTable.count(lock.getDouble("opsPerSecond")) + " vs "
+						+ MarkdownTable.count(peer.getDouble("opsPerSecond")) + ")",
+				ratio >= factor));
+		String wait = maxWait ? "waitMaxMicros" : "waitP99Micros";
+		targets.add(
+				new Target(scenario.title() + ": " + (maxWait ? "max" : "p99") + " wait at most the best peer's",
+						MarkdownTable.millis(lock.getDouble(wait)) + " ms vs "
+								+ MarkdownTable.millis(peer.getDouble(wait)) + " ms",
+						lock.getDouble(wait) <= peer.getDouble(wait)));
+	}
+
+	private void waiters(List<Target> targets) {
+		Figures lock = figures(Scenario.WAITERS, Implementation.REDIS_LOCK);
+		if (lock == null) {
+			return;
+		}
+		long commands = CommandCounts.readFrom(lock).total();
+		targets.add(new Target("Waiters: 0 Redis commands while waiting", Long.toString(commands), commands == 0));
+		double waitersCpu = lock.getDouble("waitersCpuMillis");
+		double share = processCpuShare(lock);
+		targets.add(new Target(
+				"Waiters: no measurable CPU while waiting", "waiting threads " + Figures.decimal(waitersCpu)
+						+ " ms, whole JVM " + String.format(Locale.ROOT, "%.1f", share) + "% of a core",
+				waitersCpu < 1 && share < 1));
+		double first = lock.getDouble("firstGrantMicros");
+		targets.add(new Target("Waiters: release to first grant within 2 ms", MarkdownTable.millis(first) + " ms",
+				first <= 2000));
+	}
+
+	private void manyKeys(List<Target> targets) {
+		Figures lock = figures(Scenario.MANY_KEYS, Implementation.REDIS_LOCK);
+		if (lock == null) {
+			return;
+		}
+		double retained = lock.getDouble("retainedBytesPerKey");
+		double noise = lock.getDouble("noiseBytesPerKey");
+		// Any per-key state is an object of 16 bytes or more: less than 1 byte per key is
+		// state that does not grow with the keys
+		targets.add(new Target("Many keys: 0 bytes of heap retained per key",
+				MarkdownTable.bytes(retained) + " B/key (noise ±" + MarkdownTable.bytes(noise) + ")",
+				retained < 1 + noise));
+	}
+
+	private void lostUpdates(List<Target> targets) {
+		for (Scenario scenario : List.of(Scenario.HOT_KEY, Scenario.HOT_KEY_TWO_JVMS)) {
+			Figures lock = figures(scenario, Implementation.REDIS_LOCK);
+			if (lock != null) {
+				long lost = lock.getLong("lostUpdates");
+				targets.add(new Target(scenario.title() + ": no lost update", Long.toString(lost), lost == 0));
+			}
+		}
+	}
+
+	static double processCpuShare(Figures waiters) {
+		return 100 * waiters.getDouble("processCpuMillis") / (waiters.getDouble("windowSeconds") * 1000);
+	}
+
+	private Optional<Map.Entry<Implementation, Figures>> bestPeer(Scenario scenario) {
+		return this.results.getOrDefault(scenario, Map.of())
+			.entrySet()
+			.stream()
+			.filter((entry) -> entry.getKey().isPeer())
+			.max(Comparator.comparingDouble((entry) -> entry.getValue().getDouble("opsPerSecond")));
+	}
+
+	private @Nullable Figures figures(Scenario scenario, Implementation implementation) {
+		return this.results.getOrDefault(scenario, Map.of()).get(implementation);
+	}
+
+	private record Target(String goal, String measured, boolean met) {
+	}
+
+}
