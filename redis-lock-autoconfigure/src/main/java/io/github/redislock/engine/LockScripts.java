@@ -1,5 +1,7 @@
 package io.github.redislock.engine;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -10,7 +12,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -95,11 +96,18 @@ final class LockScripts {
 		return reply != null && reply == 1L;
 	}
 
+	/**
+	 * Read a script once, as text: a script made from a resource location checks the
+	 * resource for changes at every call, which cost more than the rest of the call did.
+	 */
 	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		DefaultRedisScript<T> script = new DefaultRedisScript<>();
-		script.setLocation(new ClassPathResource(name, LockScripts.class));
-		script.setResultType(resultType);
-		return script;
+		ClassPathResource resource = new ClassPathResource(name, LockScripts.class);
+		try {
+			return RedisScript.of(resource.getContentAsString(StandardCharsets.UTF_8), resultType);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read the lock script " + resource, ex);
+		}
 	}
 
 	/**
