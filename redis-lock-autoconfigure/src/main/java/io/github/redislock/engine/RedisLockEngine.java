@@ -323,14 +323,14 @@ public final class RedisLockEngine implements AutoCloseable {
 			return;
 		}
 		LockLease lease = hold.lease();
-		if (mayHandOff(hold) && this.subscriptions.handOff(this.keys.releaseChannel(hold.key()), hold::successor,
-				(next) -> this.holds.put(next.key(), next))) {
+		String channel = this.keys.releaseChannel(hold.key());
+		if (mayHandOff(hold)
+				&& this.subscriptions.handOff(channel, hold::successor, (next) -> this.holds.put(next.key(), next))) {
 			observeRelease(hold, ReleaseOutcome.RELEASED, null);
 			return;
 		}
 		this.holds.remove(hold.key(), hold);
 		this.watchdog.unwatch(lease);
-		String channel = this.keys.releaseChannel(hold.key());
 		long receivers;
 		try {
 			receivers = this.scripts.release(hold.key(), lease.owner(),
