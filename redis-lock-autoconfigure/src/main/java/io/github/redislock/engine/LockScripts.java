@@ -41,9 +41,16 @@ final class LockScripts {
 
 	private final LockKeys keys;
 
+	private final ReleaseMessaging messaging;
+
 	LockScripts(RedisConnectionFactory connectionFactory, LockKeys keys) {
+		this(connectionFactory, keys, new ReleaseMessaging(connectionFactory));
+	}
+
+	LockScripts(RedisConnectionFactory connectionFactory, LockKeys keys, ReleaseMessaging messaging) {
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keys = keys;
+		this.messaging = messaging;
 	}
 
 	/**
@@ -66,7 +73,8 @@ final class LockScripts {
 	 */
 	long release(String name, String owner, long lastToken) {
 		Long reply = this.redis.execute(RELEASE, List.of(this.keys.lockKey(name), this.keys.fenceKey(name)), owner,
-				this.keys.releaseChannel(name), Long.toString(lastToken), Long.toString(FENCE_RETENTION_MILLIS));
+				this.keys.releaseChannel(name), Long.toString(lastToken), Long.toString(FENCE_RETENTION_MILLIS),
+				this.messaging.publishCommand());
 		return (reply != null) ? reply - 1 : -1;
 	}
 
@@ -78,7 +86,8 @@ final class LockScripts {
 	 */
 	void releaseBySource(String name, String owner) {
 		byte[][] keysAndArgs = { bytes(this.keys.lockKey(name)), bytes(this.keys.fenceKey(name)), bytes(owner),
-				bytes(this.keys.releaseChannel(name)), bytes("0"), bytes(Long.toString(FENCE_RETENTION_MILLIS)) };
+				bytes(this.keys.releaseChannel(name)), bytes("0"), bytes(Long.toString(FENCE_RETENTION_MILLIS)),
+				bytes(this.messaging.publishCommand()) };
 		this.redis.execute((RedisCallback<Object>) (connection) -> connection.scriptingCommands()
 			.eval(bytes(RELEASE.getScriptAsString()), ReturnType.INTEGER, 2, keysAndArgs));
 	}

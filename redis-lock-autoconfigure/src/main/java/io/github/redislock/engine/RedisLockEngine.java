@@ -97,8 +97,10 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.options = options;
 		this.observer = (observer != null) ? new GuardedLockObserver(observer) : null;
 		this.keys = new LockKeys(options.keyPrefix());
-		this.scripts = new LockScripts(connectionFactory, this.keys);
-		this.subscriptions = new ReleaseSubscriptions(connectionFactory, this.keys.controlChannel(),
+		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
+		this.scripts = new LockScripts(connectionFactory, this.keys, messaging);
+		String controlChannel = this.keys.controlChannel();
+		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
 				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId());
 		this.watchdog = new LockWatchdog(this.scripts, options.renewInterval().toMillis(), this.subscriptions::sweep,
 				SUBSCRIPTION_LINGER_MILLIS,

@@ -11,22 +11,11 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 
-import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import org.springframework.context.Lifecycle;
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.Subscription;
-import org.springframework.data.redis.connection.SubscriptionListener;
 
 /**
- * The threads of this JVM that wait for locks, and the one pub/sub connection that wakes
- * them.
+ * The threads of this JVM that wait for locks, woken by release messages that a
+ * {@link ReleaseSubscriber} receives.
  *
  * <h2>Design notes</h2>
  *
@@ -66,28 +55,27 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  *
  * <p>
  * <b>Lost messages.</b> Pub/sub delivers at most once. When the connection drops, Lettuce
- * reconnects and subscribes again; each confirmation reaches
- * {@link #onChannelSubscribed}. A confirmation of the control channel wakes every waiter,
- * one of a lock channel its waiters: they try again at once, since a release may have
- * been published while disconnected.
+ * reconnects and subscribes again; each confirmation reaches {@link #onSubscribed} (or
+ * {@link #onAllMissed} for a whole connection), which wakes the channel's waiters: they
+ * try again at once, since a release may have been published while disconnected.
  *
  * <p>
  * <b>Subscription lifetime.</b> Channels are subscribed on the first waiter and
  * unsubscribed by {@link #sweep}, once they have had no waiter for a while, so that a hot
  * lock does not subscribe and unsubscribe at every wait. Subscribing and unsubscribing
  * run inside the map's atomic compute for that channel, which orders them: an unsubscribe
- * can never overtake the subscribe of a waiter that arrived after it. The control channel
- * keeps the connection open while no lock channel is subscribed.
+ * can never overtake the subscribe of a waiter that arrived after it.
  *
  * @author redis-lock
  */
-final class ReleaseSubscriptions implements MessageListener, SubscriptionListener, AutoCloseable {
+final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoCloseable {
 
-	private static final Logger logger = LoggerFactory.getLogger(ReleaseSubscriptions.class);
+	private final Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory;
 
-	private final RedisConnectionFactory connectionFactory;
+	/** Opened at the first subscription; {@code null} until then. */
+	private volatile @Nullable ReleaseSubscriber subscriber;
 
-	private final byte[] controlChannel;
+	private volatile boolean closed;
 
 	private final long lingerNanos;
 
@@ -101,18 +89,17 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	/** Until when (System.nanoTime()) this JVM yields each lock to other JVMs. */
 	private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
 
-	private final Object connectionMonitor = new Object();
-
-	/** Written under the connection monitor; volatile for {@link #status()}. */
-	private volatile @Nullable RedisConnection connection;
-
-	private volatile boolean closed;
-
-	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String controlChannel, long lingerMillis,
+	/**
+	 * Create the waiters' registry.
+	 * @param subscriberFactory opens the subscription connection at the first wait, given
+	 * this registry as its listener
+	 * @param lingerMillis how long a channel stays subscribed after its last waiter left
+	 * @param instanceId the instance id that begins this JVM's owner tokens
+	 */
+	ReleaseSubscriptions(Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory, long lingerMillis,
 			String instanceId) {
-		this.connectionFactory = connectionFactory;
-		this.ownReleasePrefix = bytes(instanceId + ":");
-		this.controlChannel = bytes(controlChannel);
+		this.subscriberFactory = subscriberFactory;
+		this.ownReleasePrefix = (instanceId + ":").getBytes(StandardCharsets.UTF_8);
 		this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(lingerMillis);
 	}
 
@@ -125,7 +112,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff, reentrant);
 		this.channels.compute(channel, (name, waiters) -> {
 			if (waiters == null) {
-				subscribe(name);
+				subscriber().subscribe(name);
 				waiters = new ChannelWaiters();
 			}
 			waiters.add(waiter);
@@ -174,6 +161,10 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	/** Unsubscribe channels that have had no waiter for the linger time. */
 	void sweep() {
+		ReleaseSubscriber current = this.subscriber;
+		if (current != null) {
+			current.repair();
+		}
 		long now = System.nanoTime();
 		this.yields.values().removeIf((until) -> until - now <= 0);
 		for (String channel : this.channels.keySet()) {
@@ -181,7 +172,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 				if (!waiters.isIdleSince(now - this.lingerNanos)) {
 					return waiters;
 				}
-				unsubscribe(name);
+				subscriber().unsubscribe(name);
 				return null;
 			});
 		}
@@ -212,13 +203,12 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	@Override
-	public void onMessage(Message message, byte @Nullable [] pattern) {
-		if (startsWith(message.getBody(), this.ownReleasePrefix)) {
+	public void onMessage(String channel, byte[] body) {
+		if (startsWith(body, this.ownReleasePrefix)) {
 			// The releasing thread of this JVM wakes its waiters itself, once it knows
 			// whether other JVMs wait: see releasedHere.
 			return;
 		}
-		String channel = new String(message.getChannel(), StandardCharsets.UTF_8);
 		// Another JVM had its turn: this one yields no longer.
 		this.yields.remove(channel);
 		signalOne(channel);
@@ -247,139 +237,55 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	@Override
-	public void onChannelSubscribed(byte[] channel, long count) {
-		if (Arrays.equals(channel, this.controlChannel)) {
-			this.channels.values().forEach(ChannelWaiters::signalAll);
-			return;
-		}
-		ChannelWaiters waiters = this.channels.get(new String(channel, StandardCharsets.UTF_8));
+	public void onSubscribed(String channel) {
+		ChannelWaiters waiters = this.channels.get(channel);
 		if (waiters != null) {
 			waiters.signalAll();
 		}
 	}
 
-	private void subscribe(String channel) {
-		synchronized (this.connectionMonitor) {
-			Subscription subscription = openSubscription();
-			subscription.subscribe(bytes(channel));
-		}
+	@Override
+	public void onAllMissed() {
+		this.channels.values().forEach(ChannelWaiters::signalAll);
 	}
 
-	private void unsubscribe(String channel) {
-		synchronized (this.connectionMonitor) {
-			RedisConnection current = this.connection;
-			Subscription subscription = (current != null) ? current.getSubscription() : null;
-			if (subscription == null || !subscription.isAlive()) {
-				return;
-			}
-			try {
-				subscription.unsubscribe(bytes(channel));
-			}
-			catch (RuntimeException ex) {
-				// The connection is gone or Redis does not answer: the channel goes with
-				// the
-				// connection, which is opened anew at the next subscribe.
-				logger.debug("Could not unsubscribe from {}", channel, ex);
-				closeConnection();
-			}
-		}
-	}
-
-	private Subscription openSubscription() {
-		if (this.closed) {
-			throw new IllegalStateException("The lock engine was closed");
-		}
-		RedisConnection current = this.connection;
-		Subscription subscription = (current != null) ? current.getSubscription() : null;
-		if (subscription != null && subscription.isAlive()) {
-			return subscription;
-		}
-		closeConnection();
-		RedisConnection opened = this.connectionFactory.getConnection();
-		try {
-			// With Lettuce this returns once subscribed; the listener is this object.
-			opened.subscribe(this, this.controlChannel);
-		}
-		catch (RuntimeException ex) {
-			opened.close();
-			throw ex;
-		}
-		this.connection = opened;
-		Subscription created = opened.getSubscription();
-		if (created == null) {
-			throw new IllegalStateException("Redis connection " + opened + " did not start a subscription");
-		}
-		return created;
-	}
-
-	private void closeConnection() {
-		RedisConnection current = this.connection;
-		this.connection = null;
-		// A factory that was stopped first (as a Spring context stops its lifecycle beans
-		// before it destroys the beans that use them) closed the connection already.
-		boolean factoryStopped = this.connectionFactory instanceof Lifecycle lifecycle && !lifecycle.isRunning();
-		if (current != null && !factoryStopped) {
-			try {
-				current.close();
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not close the subscription connection", ex);
-			}
-		}
-	}
-
-	/** Whether the subscription connection is open, or none is needed yet. */
-	boolean isConnected() {
-		RedisConnection current = this.connection;
-		Subscription subscription = (current != null) ? current.getSubscription() : null;
-		return current == null || (subscription != null && subscription.isAlive());
-	}
-
-	/**
-	 * The state of the subscription connection now. A subscription stays alive for Spring
-	 * Data Redis while Lettuce reconnects it, so the Lettuce connection itself is asked
-	 * whether it is connected.
-	 */
+	/** The state of the subscription connection now. */
 	SubscriptionStatus status() {
-		RedisConnection current = this.connection;
-		if (current == null) {
-			return SubscriptionStatus.NONE;
+		ReleaseSubscriber current = this.subscriber;
+		return (current != null) ? current.status() : SubscriptionStatus.NONE;
+	}
+
+	private ReleaseSubscriber subscriber() {
+		ReleaseSubscriber current = this.subscriber;
+		if (current != null) {
+			return current;
 		}
-		Subscription subscription = current.getSubscription();
-		if (subscription == null || !subscription.isAlive()) {
-			return SubscriptionStatus.DISCONNECTED;
-		}
-		try {
-			// A LettuceConnection answers with the commands of its subscription
-			// connection
-			// while subscribed.
-			Object commands = current.getNativeConnection();
-			if (commands instanceof RedisPubSubAsyncCommands<?, ?> pubSub && !pubSub.getStatefulConnection().isOpen()) {
-				return SubscriptionStatus.DISCONNECTED;
+		synchronized (this) {
+			if (this.closed) {
+				throw new IllegalStateException("The lock engine was closed");
 			}
-			return SubscriptionStatus.CONNECTED;
-		}
-		catch (RuntimeException ex) {
-			// Closed meanwhile.
-			return SubscriptionStatus.DISCONNECTED;
+			if (this.subscriber == null) {
+				this.subscriber = this.subscriberFactory.apply(this);
+			}
+			return this.subscriber;
 		}
 	}
 
 	@Override
 	public void close() {
-		this.closed = true;
-		synchronized (this.connectionMonitor) {
-			closeConnection();
+		ReleaseSubscriber current;
+		synchronized (this) {
+			this.closed = true;
+			current = this.subscriber;
+		}
+		if (current != null) {
+			current.close();
 		}
 		this.channels.values().forEach(ChannelWaiters::signalAll);
 	}
 
 	private static boolean startsWith(byte[] body, byte[] prefix) {
 		return body.length >= prefix.length && Arrays.equals(body, 0, prefix.length, prefix, 0, prefix.length);
-	}
-
-	private static byte[] bytes(String channel) {
-		return channel.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/** A waiting thread; its signal is a flag plus an unpark. */

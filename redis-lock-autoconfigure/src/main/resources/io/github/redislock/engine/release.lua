@@ -5,6 +5,7 @@
 -- ARGV[2]  the release channel
 -- ARGV[3]  the last fencing token used in this JVM when the grant was handed between its threads, else 0
 -- ARGV[4]  how long the fence key outlives a grant, in milliseconds
+-- ARGV[5]  the command that publishes the release: 'spublish' (sharded, on a Redis 7 cluster) or 'publish'
 -- Reply:   1 + the number of subscribers that received the release message when released (more than
 --          the caller's own subscription means other JVMs wait); 0 when the lock had expired or belongs to
 --          another owner (it is left as it is)
@@ -17,6 +18,6 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 		end
 	end
 	-- The message names the owner, so that its own JVM can tell its releases from others'.
-	return 1 + redis.call('publish', ARGV[2], ARGV[1])
+	return 1 + redis.call(ARGV[5], ARGV[2], ARGV[1])
 end
 return 0
