@@ -22,4 +22,13 @@ public class LockAccessException extends LockException {
 				cause);
 	}
 
+	/**
+	 * Create an exception with its own message, for a subclass.
+	 * @param key the lock name
+	 * @param message what went wrong and what to do
+	 */
+	protected LockAccessException(String key, String message) {
+		super(key, message);
+	}
+
 }

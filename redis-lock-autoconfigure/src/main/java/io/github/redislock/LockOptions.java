@@ -25,10 +25,19 @@ import org.jspecify.annotations.Nullable;
  * holder blocks others at most. The default is 30 seconds.
  * @param renewInterval how often the watchdog renews a grant; must be shorter than the
  * watchdog lease. The default is 10 seconds.
+ * @param minReplicas how many replicas must acknowledge a grant before it counts, checked
+ * with Redis {@code WAIT} right after the grant; a grant fewer replicas acknowledged
+ * within the replication timeout is released and the acquisition fails with
+ * {@link LockNotReplicatedException}. Guards against a primary that fails before its
+ * replicas copied a grant, which the promoted replica would not know. The default is 0:
+ * no waiting, as plain Redis replication.
+ * @param replicationTimeout how long a grant waits for {@code minReplicas}
+ * acknowledgements. {@code WAIT} holds the connection it runs on, so other commands of
+ * this client queue behind it meanwhile. The default is 1 second.
  * @author redis-lock
  */
 public record LockOptions(String keyPrefix, Duration waitTime, @Nullable Duration leaseTime, Duration watchdogLease,
-		Duration renewInterval) {
+		Duration renewInterval, int minReplicas, Duration replicationTimeout) {
 
 	/** Default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "redis-lock:";
@@ -41,6 +50,12 @@ public record LockOptions(String keyPrefix, Duration waitTime, @Nullable Duratio
 
 	/** Default renewal interval of the watchdog. */
 	public static final Duration DEFAULT_RENEW_INTERVAL = Duration.ofSeconds(10);
+
+	/** Default number of replicas that must acknowledge a grant: none. */
+	public static final int DEFAULT_MIN_REPLICAS = 0;
+
+	/** Default time a grant waits for its replicas' acknowledgements. */
+	public static final Duration DEFAULT_REPLICATION_TIMEOUT = Duration.ofSeconds(1);
 
 	/**
 	 * Check the options.
@@ -63,6 +78,24 @@ public record LockOptions(String keyPrefix, Duration waitTime, @Nullable Duratio
 					"renewInterval (" + renewInterval + ") must be shorter than watchdogLease (" + watchdogLease
 							+ ") or a held lock would expire between renewals; a third of the lease is a good choice");
 		}
+		if (minReplicas < 0) {
+			throw new IllegalArgumentException("minReplicas must be zero or positive but was " + minReplicas);
+		}
+		LockArguments.requirePositive(replicationTimeout, "replicationTimeout");
+	}
+
+	/**
+	 * Create options that need no replica acknowledgement.
+	 * @param keyPrefix prefix of every Redis key and channel of a lock
+	 * @param waitTime default wait time
+	 * @param leaseTime default fixed lease, or {@code null} for watchdog renewal
+	 * @param watchdogLease lease of a renewed grant
+	 * @param renewInterval how often the watchdog renews
+	 */
+	public LockOptions(String keyPrefix, Duration waitTime, @Nullable Duration leaseTime, Duration watchdogLease,
+			Duration renewInterval) {
+		this(keyPrefix, waitTime, leaseTime, watchdogLease, renewInterval, DEFAULT_MIN_REPLICAS,
+				DEFAULT_REPLICATION_TIMEOUT);
 	}
 
 	/**
@@ -80,7 +113,8 @@ public record LockOptions(String keyPrefix, Duration waitTime, @Nullable Duratio
 	 * @return new options
 	 */
 	public LockOptions withKeyPrefix(String keyPrefix) {
-		return new LockOptions(keyPrefix, this.waitTime, this.leaseTime, this.watchdogLease, this.renewInterval);
+		return new LockOptions(keyPrefix, this.waitTime, this.leaseTime, this.watchdogLease, this.renewInterval,
+				this.minReplicas, this.replicationTimeout);
 	}
 
 	/**
@@ -89,7 +123,8 @@ public record LockOptions(String keyPrefix, Duration waitTime, @Nullable Duratio
 	 * @return new options
 	 */
 	public LockOptions withWaitTime(Duration waitTime) {
-		return new LockOptions(this.keyPrefix, waitTime, this.leaseTime, this.watchdogLease, this.renewInterval);
+		return new LockOptions(this.keyPrefix, waitTime, this.leaseTime, this.watchdogLease, this.renewInterval,
+				this.minReplicas, this.replicationTimeout);
 	}
 
 	/**
@@ -98,7 +133,8 @@ public record LockOptions(String keyPrefix, Duration waitTime, @Nullable Duratio
 	 * @return new options
 	 */
 	public LockOptions withLeaseTime(@Nullable Duration leaseTime) {
-		return new LockOptions(this.keyPrefix, this.waitTime, leaseTime, this.watchdogLease, this.renewInterval);
+		return new LockOptions(this.keyPrefix, this.waitTime, leaseTime, this.watchdogLease, this.renewInterval,
+				this.minReplicas, this.replicationTimeout);
 	}
 
 	/**
@@ -108,7 +144,20 @@ public record LockOptions(String keyPrefix, Duration waitTime, @Nullable Duratio
 	 * @return new options
 	 */
 	public LockOptions withWatchdog(Duration watchdogLease, Duration renewInterval) {
-		return new LockOptions(this.keyPrefix, this.waitTime, this.leaseTime, watchdogLease, renewInterval);
+		return new LockOptions(this.keyPrefix, this.waitTime, this.leaseTime, watchdogLease, renewInterval,
+				this.minReplicas, this.replicationTimeout);
+	}
+
+	/**
+	 * Return a copy that makes every grant wait for acknowledgement by the given number
+	 * of replicas.
+	 * @param minReplicas how many replicas must acknowledge a grant; 0 for none
+	 * @param replicationTimeout how long a grant waits for them
+	 * @return new options
+	 */
+	public LockOptions withMinReplicas(int minReplicas, Duration replicationTimeout) {
+		return new LockOptions(this.keyPrefix, this.waitTime, this.leaseTime, this.watchdogLease, this.renewInterval,
+				minReplicas, replicationTimeout);
 	}
 
 }

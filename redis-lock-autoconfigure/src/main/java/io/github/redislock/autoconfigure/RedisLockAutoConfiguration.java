@@ -107,7 +107,13 @@ public final class RedisLockAutoConfiguration {
 					"The renew interval must be shorter than redis-lock.watchdog.lease (" + lease
 							+ "), or held locks expire between renewals; a third of the lease is a good choice.");
 		}
-		return new LockOptions(keyPrefix, waitTime, leaseTime, lease, renewInterval);
+		int minReplicas = properties.getMinReplicas();
+		if (minReplicas < 0) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + "min-replicas", minReplicas,
+					"The number of replicas must be zero (no waiting) or positive.");
+		}
+		Duration replicationTimeout = require("replication-timeout", properties.getReplicationTimeout(), false);
+		return new LockOptions(keyPrefix, waitTime, leaseTime, lease, renewInterval, minReplicas, replicationTimeout);
 	}
 
 	private static Duration require(String name, @Nullable Duration value, boolean zeroAllowed) {

@@ -40,6 +40,20 @@ public class RedisLockProperties {
 	 */
 	private @Nullable Duration leaseTime;
 
+	/**
+	 * Number of replicas that must acknowledge a grant (Redis WAIT) before it counts. A
+	 * grant fewer replicas acknowledged within the replication timeout is released and
+	 * the acquisition fails, so that a primary failing right after a grant cannot lead
+	 * its promoted replica to grant the lock again. Zero waits for no replica.
+	 */
+	private int minReplicas = 0;
+
+	/**
+	 * How long a grant waits for min-replicas acknowledgements. Other commands of this
+	 * application's Redis connection queue behind the wait meanwhile.
+	 */
+	private Duration replicationTimeout = Duration.ofSeconds(1);
+
 	private final Watchdog watchdog = new Watchdog();
 
 	private final Observations observations = new Observations();
@@ -74,6 +88,22 @@ public class RedisLockProperties {
 
 	public void setLeaseTime(@Nullable Duration leaseTime) {
 		this.leaseTime = leaseTime;
+	}
+
+	public int getMinReplicas() {
+		return this.minReplicas;
+	}
+
+	public void setMinReplicas(int minReplicas) {
+		this.minReplicas = minReplicas;
+	}
+
+	public Duration getReplicationTimeout() {
+		return this.replicationTimeout;
+	}
+
+	public void setReplicationTimeout(Duration replicationTimeout) {
+		this.replicationTimeout = replicationTimeout;
 	}
 
 	public Watchdog getWatchdog() {

@@ -11,6 +11,8 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.SessionCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -62,6 +64,31 @@ final class LockScripts {
 				Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS));
 		long value = ((Number) reply.get(1)).longValue();
 		return (((Number) reply.get(0)).longValue() == 1) ? Attempt.granted(value) : Attempt.heldFor(value);
+	}
+
+	/**
+	 * Grant the lock to the owner when it is free, then wait until the given number of
+	 * replicas acknowledged the grant. Both run on one connection, which {@code WAIT}
+	 * needs: it counts the acknowledgements of its own connection's writes.
+	 * @return the grant with the number of replicas that acknowledged it, or the holder's
+	 * lease left
+	 */
+	Attempt acquireReplicated(String name, String owner, long leaseMillis, int replicas, long timeoutMillis) {
+		return this.redis.execute(new SessionCallback<Attempt>() {
+
+			@Override
+			public <K, V> Attempt execute(RedisOperations<K, V> operations) {
+				Attempt attempt = acquire(name, owner, leaseMillis);
+				if (!attempt.granted()) {
+					return attempt;
+				}
+				Long acknowledged = LockScripts.this.redis
+					.execute((RedisCallback<Long>) (connection) -> ReplicaAcknowledgements.await(connection,
+							LockScripts.this.keys.lockKey(name), replicas, timeoutMillis));
+				return attempt.acknowledgedBy((acknowledged != null) ? acknowledged : 0);
+			}
+
+		});
 	}
 
 	/**
@@ -126,15 +153,20 @@ final class LockScripts {
 	 * @param fencingToken the token of the grant, when granted
 	 * @param holderLeaseMillis the holder's lease left when not granted; -1 when it never
 	 * expires
+	 * @param replicas how many replicas acknowledged the grant, when asked
 	 */
-	record Attempt(boolean granted, long fencingToken, long holderLeaseMillis) {
+	record Attempt(boolean granted, long fencingToken, long holderLeaseMillis, long replicas) {
 
 		static Attempt granted(long fencingToken) {
-			return new Attempt(true, fencingToken, 0);
+			return new Attempt(true, fencingToken, 0, 0);
 		}
 
 		static Attempt heldFor(long holderLeaseMillis) {
-			return new Attempt(false, 0, holderLeaseMillis);
+			return new Attempt(false, 0, holderLeaseMillis, 0);
+		}
+
+		Attempt acknowledgedBy(long replicas) {
+			return new Attempt(this.granted, this.fencingToken, this.holderLeaseMillis, replicas);
 		}
 
 	}

@@ -13,6 +13,7 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockLostException;
+import io.github.redislock.LockNotReplicatedException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.engine.LockObserver.AcquireOutcome;
 import io.github.redislock.engine.LockObserver.ReleaseOutcome;
@@ -283,8 +284,13 @@ public final class RedisLockEngine implements AutoCloseable {
 	}
 
 	private Attempt attempt(String key, String owner, long leaseMillis) {
+		Attempt attempt;
 		try {
-			return this.scripts.acquire(key, owner, leaseMillis);
+			int replicas = this.options.minReplicas();
+			attempt = (replicas > 0)
+					? this.scripts.acquireReplicated(key, owner, leaseMillis, replicas,
+							this.options.replicationTimeout().toMillis())
+					: this.scripts.acquire(key, owner, leaseMillis);
 		}
 		catch (RuntimeException ex) {
 			// Redis may have run the script before failing to answer: release what it may
@@ -294,6 +300,13 @@ public final class RedisLockEngine implements AutoCloseable {
 			this.watchdog.execute(() -> releaseQuietly(key, owner));
 			throw new LockAccessException(key, "acquire", ex);
 		}
+		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
+			// Lost for good if the primary failed now: give it back rather than hold it.
+			releaseQuietly(key, owner);
+			throw new LockNotReplicatedException(key, attempt.replicas(), this.options.minReplicas(),
+					this.options.replicationTimeout());
+		}
+		return attempt;
 	}
 
 	private void releaseQuietly(String key, String owner) {

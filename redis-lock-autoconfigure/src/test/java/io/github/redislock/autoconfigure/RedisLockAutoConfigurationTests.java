@@ -123,11 +123,13 @@ class RedisLockAutoConfigurationTests {
 	@Test
 	void bindsProperties() {
 		this.runner.withPropertyValues("redis-lock.key-prefix=billing:lock:", "redis-lock.wait-time=2s",
-				"redis-lock.lease-time=1m", "redis-lock.watchdog.lease=9s", "redis-lock.watchdog.renew-interval=3000ms")
+				"redis-lock.lease-time=1m", "redis-lock.watchdog.lease=9s", "redis-lock.watchdog.renew-interval=3000ms",
+				"redis-lock.min-replicas=0", "redis-lock.replication-timeout=250ms")
 			.run((context) -> {
 				LockTemplate template = context.getBean(LockTemplate.class);
-				assertThat(template.options()).isEqualTo(new LockOptions("billing:lock:", Duration.ofSeconds(2),
-						Duration.ofMinutes(1), Duration.ofSeconds(9), Duration.ofSeconds(3)));
+				assertThat(template.options())
+					.isEqualTo(new LockOptions("billing:lock:", Duration.ofSeconds(2), Duration.ofMinutes(1),
+							Duration.ofSeconds(9), Duration.ofSeconds(3), 0, Duration.ofMillis(250)));
 				try (LockHandle handle = template.lock("invoice:2")) {
 					assertThat(keys("billing:lock:*")).contains("billing:lock:{invoice:2}");
 				}
@@ -144,6 +146,8 @@ class RedisLockAutoConfigurationTests {
 					redis-lock.watchdog.renew-interval=30s  | redis-lock.watchdog.renew-interval  | shorter than redis-lock.watchdog.lease
 					redis-lock.key-prefix=                  | redis-lock.key-prefix               | must not be blank
 					redis-lock.key-prefix=lock{x}           | redis-lock.key-prefix               | or contain
+					redis-lock.min-replicas=-1              | redis-lock.min-replicas             | zero (no waiting) or positive
+					redis-lock.replication-timeout=0s       | redis-lock.replication-timeout      | positive
 					""")
 	void invalidPropertyFailsNamingIt(String property, String name, String reason) {
 		this.runner.withPropertyValues(property).run((context) -> {
@@ -218,7 +222,8 @@ class RedisLockAutoConfigurationTests {
 			String json = new String(metadata.readAllBytes(), StandardCharsets.UTF_8);
 			assertThat(json).contains("\"redis-lock.enabled\"", "\"redis-lock.key-prefix\"", "\"redis-lock.wait-time\"",
 					"\"redis-lock.lease-time\"", "\"redis-lock.watchdog.lease\"",
-					"\"redis-lock.watchdog.renew-interval\"", "\"defaultValue\": \"10s\"");
+					"\"redis-lock.watchdog.renew-interval\"", "\"redis-lock.min-replicas\"",
+					"\"redis-lock.replication-timeout\"", "\"defaultValue\": \"10s\"");
 		}
 	}
 

@@ -22,6 +22,8 @@ class RedisLockPropertiesTests {
 		assertThat(properties.getLeaseTime()).isEqualTo(defaults.leaseTime()).isNull();
 		assertThat(properties.getWatchdog().getLease()).isEqualTo(defaults.watchdogLease());
 		assertThat(properties.getWatchdog().getRenewInterval()).isEqualTo(defaults.renewInterval());
+		assertThat(properties.getMinReplicas()).isEqualTo(defaults.minReplicas());
+		assertThat(properties.getReplicationTimeout()).isEqualTo(defaults.replicationTimeout());
 	}
 
 	@Test
