@@ -17,6 +17,8 @@ import java.util.Map;
  * @param waitWindow how long the waiters wait on a held key while measured
  * ({@code bench.wait}, default {@code 5s})
  * @param waiters number of waiting threads ({@code bench.waiters}, default 50)
+ * @param rounds measured rounds of the waiters scenario, after its cold round and warm-up
+ * rounds ({@code bench.rounds}, default 10)
  * @param hotKeyThreads threads on the hot key in one JVM ({@code bench.hotKeyThreads},
  * default 8); the two-JVM scenario runs half of them in each JVM
  * @param keys distinct keys of the many-keys scenario ({@code bench.keys}, default
@@ -26,8 +28,8 @@ import java.util.Map;
  * @param jfr whether each scenario process records a JFR profile into
  * {@code benchmarks/target/jfr} ({@code bench.jfr}, default {@code false})
  */
-record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow, int waiters, int hotKeyThreads,
-		int keys, int keyThreads, boolean jfr) {
+record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow, int waiters, int rounds,
+		int hotKeyThreads, int keys, int keyThreads, boolean jfr) {
 
 	static BenchmarkSettings fromSystemProperties() {
 		return fromMap(Map.of()).overriddenBy(System::getProperty);
@@ -48,6 +50,7 @@ record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow
 				duration(values.getOrDefault("bench.duration", "5s")),
 				duration(values.getOrDefault("bench.wait", "5s")),
 				Integer.parseInt(values.getOrDefault("bench.waiters", "50")),
+				Integer.parseInt(values.getOrDefault("bench.rounds", "10")),
 				Integer.parseInt(values.getOrDefault("bench.hotKeyThreads", "8")),
 				Integer.parseInt(values.getOrDefault("bench.keys", "100000")),
 				Integer.parseInt(values.getOrDefault("bench.keyThreads", "4")),
@@ -68,7 +71,8 @@ record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow
 	List<String> toArguments() {
 		return Arrays.asList("bench.warmup=" + this.warmup.toMillis() + "ms",
 				"bench.duration=" + this.duration.toMillis() + "ms", "bench.wait=" + this.waitWindow.toMillis() + "ms",
-				"bench.waiters=" + this.waiters, "bench.hotKeyThreads=" + this.hotKeyThreads, "bench.keys=" + this.keys,
+				"bench.waiters=" + this.waiters, "bench.rounds=" + this.rounds,
+				"bench.hotKeyThreads=" + this.hotKeyThreads, "bench.keys=" + this.keys,
 				"bench.keyThreads=" + this.keyThreads, "bench.jfr=" + this.jfr);
 	}
 

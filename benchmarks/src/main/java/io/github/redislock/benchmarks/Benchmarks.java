@@ -1,5 +1,7 @@
 package io.github.redislock.benchmarks;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,8 +21,10 @@ import io.github.redislock.test.RedisServer;
 /**
  * Runs every scenario for every implementation, one JVM each, against a
  * {@code redis-server} of its own on a free loopback port, and writes
- * {@code benchmarks/RESULTS.md}. See {@code benchmarks/README.md} for the system
- * properties that choose scenarios, implementations and durations.
+ * {@code benchmarks/RESULTS.md}. An implementation that fails in a scenario is reported
+ * in its row and the run goes on; the exit status is 1 when redis-lock failed. See
+ * {@code benchmarks/README.md} for the system properties that choose scenarios,
+ * implementations and durations.
  */
 public final class Benchmarks {
 
@@ -55,37 +59,77 @@ public final class Benchmarks {
 			System.out.println(report);
 			System.out.println("Written to " + output.toAbsolutePath().normalize());
 		}
-		System.exit(0);
+		// Peers may fail and the report says so; redis-lock failing fails the run
+		boolean redisLockFailed = results.values()
+			.stream()
+			.map((figures) -> figures.get(Implementation.REDIS_LOCK))
+			.anyMatch((figures) -> figures != null && figures.isFailed());
+		if (redisLockFailed) {
+			System.out.println("redis-lock failed: see its rows in the report");
+		}
+		System.exit(redisLockFailed ? 1 : 0);
 	}
 
-	private static Figures run(Scenario scenario, ScenarioContext context) throws Exception {
+	/**
+	 * Run one implementation in one scenario. A failure, of the process or of the
+	 * launcher around it, becomes that implementation's figures: the run goes on with the
+	 * next one.
+	 */
+	private static Figures run(Scenario scenario, ScenarioContext context) {
 		System.out.printf("%-18s %-34s ", scenario.id(), context.implementation().title());
+		long start = System.nanoTime();
+		Figures figures;
+		String output;
+		try {
+			Ran ran = runProcess(scenario, context);
+			figures = ran.figures();
+			output = ran.output();
+		}
+		catch (Exception ex) {
+			figures = Figures.failed(Failures.describe(ex));
+			StringWriter trace = new StringWriter();
+			ex.printStackTrace(new PrintWriter(trace));
+			output = trace.toString();
+		}
+		double seconds = (System.nanoTime() - start) / 1e9;
+		if (figures.isFailed()) {
+			System.out.printf("failed in %.0f s: %s%n", seconds, figures.failure());
+		}
+		else {
+			System.out.printf("done in %.0f s%n", seconds);
+		}
+		System.out.print(indented(output));
+		return figures;
+	}
+
+	private static Ran runProcess(Scenario scenario, ScenarioContext context) throws Exception {
 		try (RedisCli cli = context.cli()) {
 			cli.flushAll();
 		}
 		Path figuresFile = Files.createTempFile("figures", ".properties");
 		List<String> arguments = new ArrayList<>(List.of(scenario.id(), figuresFile.toString()));
 		arguments.addAll(context.toArguments());
-		long start = System.nanoTime();
 		try (JavaProcess process = JavaProcess.start(ScenarioProcess.class, arguments.toArray(String[]::new))) {
 			int exit = process.waitFor(PROCESS_TIMEOUT);
-			if (exit != 0) {
-				throw new IllegalStateException(
-						scenario.id() + " failed for " + context.implementation().title() + ":\n" + process.output());
-			}
 			Figures figures = Figures.read(figuresFile);
-			System.out.printf("done in %.0f s%s%n", (System.nanoTime() - start) / 1e9, warnings(process.output()));
-			return figures;
+			if (exit != 0 && !figures.isFailed()) {
+				// It died before it could say why: its output tells
+				figures = Figures.failed("exit status " + exit + ", " + Failures.fromOutput(process.output()));
+			}
+			return new Ran(figures, process.output());
 		}
 		finally {
 			Files.deleteIfExists(figuresFile);
 		}
 	}
 
-	/** What a scenario process logged, which is only ever warnings: worth seeing. */
-	private static String warnings(String output) {
+	/**
+	 * What a scenario process logged, warnings or why it failed: worth seeing, under its
+	 * line.
+	 */
+	private static String indented(String output) {
 		String trimmed = output.strip();
-		return trimmed.isEmpty() ? "" : "\n    " + trimmed.replace("\n", "\n    ");
+		return trimmed.isEmpty() ? "" : "    " + trimmed.replace("\n", "\n    ") + "\n";
 	}
 
 	private static <T> List<T> selected(String property, T[] all, Function<T, String> id) {
@@ -114,6 +158,10 @@ public final class Benchmarks {
 		catch (URISyntaxException ex) {
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/** What a scenario process left: its figures and what it printed. */
+	private record Ran(Figures figures, String output) {
 	}
 
 }

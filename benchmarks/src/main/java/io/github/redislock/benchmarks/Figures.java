@@ -17,7 +17,27 @@ import java.util.Set;
  */
 final class Figures {
 
+	private static final String FAILED = "failed";
+
 	private final Properties values = new Properties();
+
+	/**
+	 * The figures of a run that failed: only what went wrong, for the implementation's
+	 * row.
+	 * @param failure a short description, see {@link Failures}
+	 */
+	static Figures failed(String failure) {
+		return new Figures().put(FAILED, failure);
+	}
+
+	boolean isFailed() {
+		return has(FAILED);
+	}
+
+	/** What went wrong in a run that {@link #isFailed() failed}. */
+	String failure() {
+		return get(FAILED);
+	}
 
 	Figures put(String name, Object value) {
 		this.values.setProperty(name, String.valueOf(value));

@@ -122,7 +122,7 @@ final class HotKeyRun {
 		}
 		Throwable failed = this.failure.get();
 		if (failed != null) {
-			throw new IllegalStateException("A hot-key thread failed", failed);
+			throw Failures.rethrow(failed);
 		}
 		Samples allWaits = new Samples();
 		long operations = 0;

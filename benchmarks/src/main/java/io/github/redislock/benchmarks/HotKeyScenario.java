@@ -51,7 +51,7 @@ final class HotKeyScenario {
 			if (worker != null) {
 				int exit = worker.waitFor(settings.warmup().plus(settings.duration()).plus(WORKER_START_TIMEOUT));
 				if (exit != 0) {
-					throw new IllegalStateException("The second JVM failed:\n" + worker.output());
+					throw new IllegalStateException("The second JVM failed: " + Failures.fromOutput(worker.output()));
 				}
 				outcomes.add(HotKeyRun.Outcome.readFrom(workerOutcome));
 			}

@@ -86,8 +86,9 @@ final class ManyKeysScenario {
 		for (Thread worker : workers) {
 			worker.join();
 		}
-		if (failure.get() != null) {
-			throw new IllegalStateException("A many-keys thread failed", failure.get());
+		Throwable failed = failure.get();
+		if (failed != null) {
+			throw Failures.rethrow(failed);
 		}
 	}
 

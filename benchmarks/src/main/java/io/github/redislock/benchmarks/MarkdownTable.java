@@ -22,6 +22,19 @@ final class MarkdownTable {
 		return this;
 	}
 
+	/**
+	 * A row for an implementation that failed: what went wrong in the first figure's
+	 * column, the others left empty.
+	 */
+	MarkdownTable failedRow(String title, Figures failed) {
+		List<String> cells = new ArrayList<>(List.of(title, "failed: " + failed.failure()));
+		while (cells.size() < this.header.size()) {
+			cells.add("");
+		}
+		this.rows.add(cells);
+		return this;
+	}
+
 	boolean isEmpty() {
 		return this.rows.isEmpty();
 	}

@@ -1,13 +1,16 @@
 package io.github.redislock.benchmarks;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.ToDoubleFunction;
 
 /**
  * {@code RESULTS.md}: where the figures come from, the targets, then a table per scenario
- * with each implementation's ratio to the best one or to the raw floor.
+ * with each implementation's ratio to the best one or to the raw floor. An implementation
+ * that failed has a row that says what went wrong, and is left out of the ratios.
  */
 final class ResultsReport {
 
@@ -56,8 +59,12 @@ final class ResultsReport {
 		section(text, Scenario.HOT_KEY_TWO_JVMS, hotKey(Scenario.HOT_KEY_TWO_JVMS),
 				"The same, with 2 JVMs x " + (settings.hotKeyThreads() / 2) + " threads.");
 		section(text, Scenario.WAITERS, waiters(), settings.waiters() + " threads wait on a key that another JVM "
-				+ "holds; CPU and Redis commands are measured over " + seconds(settings.waitWindow().toMillis())
-				+ " of waiting, then the holder releases and every waiter takes and releases the lock in turn.");
+				+ "holds, then the holder releases and every waiter takes and releases the lock in turn: a round. "
+				+ "The first round runs cold, after uncontended locks only: CPU and Redis commands are measured over "
+				+ seconds(settings.waitWindow().toMillis()) + " of its waiting, and its grant times are the cold "
+				+ "columns. Rounds then run unmeasured for the warm-up time, so that the wait and wake paths are "
+				+ "compiled, and the other grant columns are the median and max over " + settings.rounds()
+				+ " more rounds. Grant times are wall-clock, from the holder's JVM to the waiters'.");
 		section(text, Scenario.MANY_KEYS, manyKeys(),
 				settings.keyThreads() + " threads lock and release " + MarkdownTable.count(settings.keys())
 						+ " distinct keys once each. Heap is measured after full collections with the client still "
@@ -73,7 +80,7 @@ final class ResultsReport {
 			if (scenario == Scenario.UNCONTENDED) {
 				text.append("Client CPU by thread over the measured run, after a warm-up that lasts until the JIT "
 						+ "compilers have settled (at most 4 times the configured warm-up):\n\n");
-				figures(scenario).forEach((implementation, run) -> text.append("- ")
+				succeeded(scenario).forEach((implementation, run) -> text.append("- ")
 					.append(implementation.title())
 					.append(": ")
 					.append(run.get("busiestThreads"))
@@ -88,9 +95,8 @@ final class ResultsReport {
 	private MarkdownTable uncontended() {
 		MarkdownTable table = new MarkdownTable("Implementation", "ops/s", "time per op vs floor", "p50 µs", "p99 µs",
 				"client CPU µs/op", "Redis CPU µs/op", "round trips/op", "all commands/op", "commands per op");
-		Map<Implementation, Figures> figures = figures(Scenario.UNCONTENDED);
-		Figures floor = figures.get(Implementation.RAW_FLOOR);
-		figures.forEach((implementation, run) -> {
+		Figures floor = succeeded(Scenario.UNCONTENDED).get(Implementation.RAW_FLOOR);
+		rows(table, Scenario.UNCONTENDED, (implementation, run) -> {
 			CommandCounts commands = CommandCounts.readFrom(run);
 			long operations = run.getLong("operations");
 			table.row(implementation.title(), MarkdownTable.count(run.getDouble("opsPerSecond")),
@@ -115,9 +121,8 @@ final class ResultsReport {
 				List.of("lost updates", "wait p50 ms", "p99 ms", "max ms", "ops/thread min–max", "client CPU µs/acq",
 						"Redis CPU µs/acq", "round trips/acq", "all commands/acq", "commands per acquisition"));
 		MarkdownTable table = new MarkdownTable(header.toArray(String[]::new));
-		Map<Implementation, Figures> figures = figures(scenario);
-		double best = best(figures, (run) -> run.getDouble("opsPerSecond"));
-		figures.forEach((implementation, run) -> {
+		double best = best(succeeded(scenario), (run) -> run.getDouble("opsPerSecond"));
+		rows(table, scenario, (implementation, run) -> {
 			CommandCounts commands = CommandCounts.readFrom(run);
 			long operations = Math.max(1, run.getLong("operations"));
 			List<String> cells = new ArrayList<>(
@@ -143,19 +148,27 @@ final class ResultsReport {
 	private MarkdownTable waiters() {
 		MarkdownTable table = new MarkdownTable("Implementation", "CPU of waiting threads ms",
 				"CPU of the JVM ms (% of a core)", "busiest other threads", "Redis commands while waiting",
-				"release → first grant ms", "vs best", "release → last grant ms", "granted while held");
-		Map<Implementation, Figures> figures = figures(Scenario.WAITERS);
-		double best = figures.values().stream().mapToDouble((run) -> run.getDouble("firstGrantMicros")).min().orElse(1);
-		figures.forEach((implementation, run) -> {
+				"release → first grant ms, median", "max", "vs best", "release → last grant ms, median", "max",
+				"cold: first grant ms", "cold: last grant ms", "granted while held");
+		double best = succeeded(Scenario.WAITERS).values()
+			.stream()
+			.mapToDouble((run) -> run.getDouble("warm.firstGrantMedianMicros"))
+			.min()
+			.orElse(1);
+		rows(table, Scenario.WAITERS, (implementation, run) -> {
 			CommandCounts commands = CommandCounts.readFrom(run);
 			table.row(implementation.title(), Figures.decimal(run.getDouble("waitersCpuMillis")),
 					Figures.decimal(run.getDouble("processCpuMillis")) + " ("
 							+ Figures.decimal(Targets.processCpuShare(run)) + "%)",
 					run.get("busiestThreads"),
 					(commands.total() == 0) ? "0" : commands.total() + ": " + commands.absolute(),
-					MarkdownTable.millis(run.getDouble("firstGrantMicros")),
-					MarkdownTable.ratio(run.getDouble("firstGrantMicros") / best),
-					MarkdownTable.millis(run.getDouble("lastGrantMicros")), run.get("grantedWhileHeld"));
+					MarkdownTable.millis(run.getDouble("warm.firstGrantMedianMicros")),
+					MarkdownTable.millis(run.getDouble("warm.firstGrantMaxMicros")),
+					MarkdownTable.ratio(run.getDouble("warm.firstGrantMedianMicros") / Math.max(1, best)),
+					MarkdownTable.millis(run.getDouble("warm.lastGrantMedianMicros")),
+					MarkdownTable.millis(run.getDouble("warm.lastGrantMaxMicros")),
+					MarkdownTable.millis(run.getDouble("cold.firstGrantMicros")),
+					MarkdownTable.millis(run.getDouble("cold.lastGrantMicros")), run.get("grantedWhileHeld"));
 		});
 		return table;
 	}
@@ -163,19 +176,41 @@ final class ResultsReport {
 	private MarkdownTable manyKeys() {
 		MarkdownTable table = new MarkdownTable("Implementation", "ops/s", "vs best", "heap retained B/key",
 				"noise ± B/key", "Redis keys left per key");
-		Map<Implementation, Figures> figures = figures(Scenario.MANY_KEYS);
-		double best = best(figures, (run) -> run.getDouble("opsPerSecond"));
-		figures.forEach((implementation, run) -> table.row(implementation.title(),
-				MarkdownTable.count(run.getDouble("opsPerSecond")),
-				MarkdownTable.ratio(run.getDouble("opsPerSecond") / best),
-				MarkdownTable.bytes(run.getDouble("retainedBytesPerKey")),
-				MarkdownTable.bytes(run.getDouble("noiseBytesPerKey")),
-				Figures.decimal(run.getDouble("redisKeysLeftPerKey"))));
+		double best = best(succeeded(Scenario.MANY_KEYS), (run) -> run.getDouble("opsPerSecond"));
+		rows(table, Scenario.MANY_KEYS,
+				(implementation, run) -> table.row(implementation.title(),
+						MarkdownTable.count(run.getDouble("opsPerSecond")),
+						MarkdownTable.ratio(run.getDouble("opsPerSecond") / best),
+						MarkdownTable.bytes(run.getDouble("retainedBytesPerKey")),
+						MarkdownTable.bytes(run.getDouble("noiseBytesPerKey")),
+						Figures.decimal(run.getDouble("redisKeysLeftPerKey"))));
 		return table;
 	}
 
-	private Map<Implementation, Figures> figures(Scenario scenario) {
-		return this.results.getOrDefault(scenario, Map.of());
+	/**
+	 * A row per implementation that ran the scenario: the one the builder makes from its
+	 * figures, or what went wrong when it failed.
+	 */
+	private void rows(MarkdownTable table, Scenario scenario, BiConsumer<Implementation, Figures> row) {
+		this.results.getOrDefault(scenario, Map.of()).forEach((implementation, run) -> {
+			if (run.isFailed()) {
+				table.failedRow(implementation.title(), run);
+			}
+			else {
+				row.accept(implementation, run);
+			}
+		});
+	}
+
+	/** The figures of the implementations that ran the scenario to the end. */
+	private Map<Implementation, Figures> succeeded(Scenario scenario) {
+		Map<Implementation, Figures> succeeded = new EnumMap<>(Implementation.class);
+		this.results.getOrDefault(scenario, Map.of()).forEach((implementation, run) -> {
+			if (!run.isFailed()) {
+				succeeded.put(implementation, run);
+			}
+		});
+		return succeeded;
 	}
 
 	private static double best(Map<Implementation, Figures> figures, ToDoubleFunction<Figures> score) {

@@ -1,31 +1,37 @@
 package io.github.redislock.benchmarks;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
-import org.jspecify.annotations.Nullable;
-
-import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 
 /**
  * Many threads wait on a key that a {@link LockHolder} in another JVM holds: what does
  * waiting cost (CPU of this JVM, Redis commands), and how soon after the release are the
  * waiters granted, one after the other?
+ * <p>
+ * A round: the holder takes the key, the {@link Waiters} ask for it and settle into
+ * waiting, the holder releases, every waiter takes and releases the key in turn. The
+ * first round runs cold, right after a warm-up of uncontended locks, with the cost of
+ * waiting measured over a window while the key is held: it is what an application sees
+ * the first time its threads wait. Rounds then run unmeasured for the warm-up time, so
+ * that both JVMs have run their wait, wake and release paths often enough to compile
+ * them, and then the measured rounds, whose release to first and last grant are reported
+ * as median and max. Grant times are wall-clock microseconds, compared across the two
+ * JVMs of one machine.
  */
 final class WaitersScenario {
 
 	static final String KEY = "contended";
 
-	/** How long every waiter must have been parked before the measured window opens. */
+	/** How long every waiter must have been parked before the key is released. */
 	private static final Duration SETTLED = Duration.ofMillis(500);
+
+	/** The same in warm-up rounds, which need the waiters waiting, not measured. */
+	private static final Duration WARMUP_SETTLED = Duration.ofMillis(50);
+
+	/** Warm-up rounds at least, however long they take. */
+	private static final int WARMUP_ROUNDS = 5;
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
@@ -34,78 +40,69 @@ final class WaitersScenario {
 
 	static Figures run(ScenarioContext context) throws Exception {
 		BenchmarkSettings settings = context.settings();
-		Path directory = Files.createTempDirectory("waiters");
-		Path releaseFile = directory.resolve("release");
-		List<String> arguments = new ArrayList<>(List.of(releaseFile.toString()));
-		arguments.addAll(context.toArguments());
 		try (RedisCli cli = context.cli();
 				LockClient client = context.openClient();
-				JavaProcess holder = JavaProcess.start(LockHolder.class, arguments.toArray(String[]::new))) {
+				LockHolder.Control holder = LockHolder.Control.start(context);
+				Waiters waiters = new Waiters(client, settings.waiters())) {
 			warmUp(client, settings.warmup(), "waiters");
-			holder.awaitOutput(LockHolder.HELD, TIMEOUT);
-			long[] grantedAt = new long[settings.waiters()];
-			AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-			Thread[] waiters = new Thread[settings.waiters()];
-			for (int i = 0; i < waiters.length; i++) {
-				int index = i;
-				waiters[i] = new Thread(() -> {
-					try {
-						LockClient.Release release = client.acquire(KEY);
-						grantedAt[index] = LockHolder.epochMicros();
-						release.release();
-					}
-					catch (Throwable ex) {
-						failure.compareAndSet(null, ex);
-					}
-				}, "waiter-" + i);
-				waiters[i].start();
+			WaitWindow window = new WaitWindow(cli, waiters, settings.waitWindow());
+			Round cold = round(holder, waiters, 0, SETTLED, () -> {
+				// The warm-up left the compilers busy: their CPU is not the waiters'
+				Warmup.awaitQuietCompilers(TIMEOUT);
+				window.measure();
+			});
+			long grantedWhileHeld = cold.grantedWhileHeld();
+			int round = 1;
+			long warmupEnd = System.nanoTime() + settings.warmup().toNanos();
+			while (round <= WARMUP_ROUNDS || System.nanoTime() - warmupEnd < 0) {
+				grantedWhileHeld += round(holder, waiters, round++, WARMUP_SETTLED, () -> {
+				}).grantedWhileHeld();
 			}
-			awaitParked(waiters);
-			// The warm-up left the compilers busy: their CPU is not the waiters'
 			Warmup.awaitQuietCompilers(TIMEOUT);
-			ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-			ThreadCpu threadCpu = ThreadCpu.start();
-			long waitersCpu = -cpuTime(threads, waiters);
-			long processCpu = -CpuTime.process();
-			RedisActivity redis = new RedisActivity(cli);
-			redis.start();
-			long windowStart = System.nanoTime();
-			Thread.sleep(settings.waitWindow().toMillis());
-			redis.stop();
-			long window = System.nanoTime() - windowStart;
-			processCpu += CpuTime.process();
-			waitersCpu += cpuTime(threads, waiters);
-			String busiest = threadCpu.busiest(waiters);
-			long grantedEarly = Arrays.stream(grantedAt).filter((time) -> time != 0).count();
-			Files.createFile(releaseFile);
-			holder.awaitOutput(LockHolder.RELEASED, TIMEOUT);
-			long releasedAt = releasedAt(holder.output());
-			for (Thread waiter : waiters) {
-				waiter.join(TIMEOUT.toMillis());
+			Samples first = new Samples();
+			Samples last = new Samples();
+			for (int i = 0; i < settings.rounds(); i++) {
+				Round measured = round(holder, waiters, round++, SETTLED, () -> {
+				});
+				first.add(measured.firstGrantMicros());
+				last.add(measured.lastGrantMicros());
+				grantedWhileHeld += measured.grantedWhileHeld();
 			}
-			if (failure.get() != null) {
-				throw new IllegalStateException("A waiter failed", failure.get());
-			}
-			Figures figures = new Figures().put("waiters", waiters.length)
-				.put("grantedWhileHeld", grantedEarly)
-				.put("windowSeconds", window / 1e9)
-				.put("waitersCpuMillis", waitersCpu / 1e6)
-				.put("processCpuMillis", processCpu / 1e6)
-				.put("busiestThreads", busiest)
-				.put("firstGrantMicros", Arrays.stream(grantedAt).min().getAsLong() - releasedAt)
-				.put("lastGrantMicros", Arrays.stream(grantedAt).max().getAsLong() - releasedAt);
-			redis.commands().writeTo(figures);
+			Figures figures = new Figures().put("waiters", settings.waiters())
+				.put("rounds", settings.rounds())
+				.put("warmupRounds", round - 1 - settings.rounds())
+				.put("grantedWhileHeld", grantedWhileHeld)
+				.put("cold.firstGrantMicros", cold.firstGrantMicros())
+				.put("cold.lastGrantMicros", cold.lastGrantMicros())
+				.put("warm.firstGrantMedianMicros", first.percentile(0.5))
+				.put("warm.firstGrantMaxMicros", first.max())
+				.put("warm.lastGrantMedianMicros", last.percentile(0.5))
+				.put("warm.lastGrantMaxMicros", last.max());
+			window.writeTo(figures);
 			return figures;
-		}
-		finally {
-			Files.deleteIfExists(releaseFile);
-			Files.deleteIfExists(directory);
 		}
 	}
 
 	/**
-	 * Take and release distinct keys for a while, so that the first grant after the
-	 * release does not run cold code. Nobody waits, so no subscription is left to linger
+	 * One round: the holder takes the key, the waiters ask for it and settle, the action
+	 * runs, the holder releases and every waiter is granted in turn.
+	 */
+	private static Round round(LockHolder.Control holder, Waiters waiters, int round, Duration settled,
+			WhileHeld whileHeld) throws Exception {
+		holder.hold(round);
+		waiters.request();
+		waiters.awaitParked(settled, TIMEOUT);
+		whileHeld.run();
+		int grantedEarly = waiters.granted();
+		long releasedAt = holder.release(round);
+		long[] grantedAt = waiters.awaitGrants(TIMEOUT);
+		return new Round(Arrays.stream(grantedAt).min().getAsLong() - releasedAt,
+				Arrays.stream(grantedAt).max().getAsLong() - releasedAt, grantedEarly);
+	}
+
+	/**
+	 * Take and release distinct keys for a while, so that the first round does not run
+	 * the lock's most basic code cold. Nobody waits, so no subscription is left to linger
 	 * into the measured window.
 	 */
 	static void warmUp(LockClient client, Duration duration, String name) {
@@ -115,40 +112,22 @@ final class WaitersScenario {
 		}
 	}
 
+	/** What runs while the waiters wait on the held key. */
+	@FunctionalInterface
+	private interface WhileHeld {
+
+		void run() throws Exception;
+
+	}
+
 	/**
-	 * Wait until every waiter has made its first attempts and sleeps, so that the window
-	 * measures waiting, not getting there.
+	 * Release to grant times of one round.
+	 *
+	 * @param firstGrantMicros from the release to the first grant
+	 * @param lastGrantMicros from the release to the last grant
+	 * @param grantedWhileHeld grants before the release: must be none
 	 */
-	private static void awaitParked(Thread[] waiters) throws InterruptedException {
-		long deadline = System.nanoTime() + TIMEOUT.toNanos();
-		long parkedSince = System.nanoTime();
-		while (System.nanoTime() - parkedSince < SETTLED.toNanos()) {
-			if (System.nanoTime() - deadline > 0) {
-				throw new IllegalStateException("The waiters did not settle into waiting within " + TIMEOUT);
-			}
-			if (!Arrays.stream(waiters).allMatch(WaitersScenario::isParked)) {
-				parkedSince = System.nanoTime();
-			}
-			Thread.sleep(10);
-		}
-	}
-
-	private static boolean isParked(Thread thread) {
-		Thread.State state = thread.getState();
-		return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED;
-	}
-
-	private static long cpuTime(ThreadMXBean threads, Thread[] waiters) {
-		long sum = 0;
-		for (Thread waiter : waiters) {
-			sum += Math.max(0, threads.getThreadCpuTime(waiter.getId()));
-		}
-		return sum;
-	}
-
-	private static long releasedAt(String output) {
-		int start = output.indexOf(LockHolder.RELEASED) + LockHolder.RELEASED.length();
-		return Long.parseLong(output.substring(start, output.indexOf(' ', start)));
+	private record Round(long firstGrantMicros, long lastGrantMicros, int grantedWhileHeld) {
 	}
 
 }
