@@ -120,6 +120,26 @@ public @interface DistributedLock {
 	String leaseTime() default "";
 
 	/**
+	 * Kind of lock: {@link LockMode#EXCLUSIVE}, or the {@link LockMode#READ read} or
+	 * {@link LockMode#WRITE write} side of a read/write lock, so that many read methods
+	 * run together and a write method alone.
+	 * <p>
+	 * The default is {@link LockMode#EXCLUSIVE}.
+	 * @return the lock mode
+	 */
+	LockMode mode() default LockMode.EXCLUSIVE;
+
+	/**
+	 * Whether callers get the lock in the order they asked for it, across every JVM (see
+	 * {@link LockRequest#fair(boolean)}). Only for {@link LockMode#EXCLUSIVE} locks: a
+	 * fair read or write lock is rejected at start-up.
+	 * <p>
+	 * The default is {@code false}: whoever is woken first wins.
+	 * @return whether the lock is fair
+	 */
+	boolean fair() default false;
+
+	/**
 	 * What to do when the locks are not acquired within the wait time. Only a lock held
 	 * elsewhere for the whole wait triggers it: a Redis failure always throws
 	 * {@link LockAccessException}.

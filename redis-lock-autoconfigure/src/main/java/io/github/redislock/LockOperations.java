@@ -106,6 +106,38 @@ public interface LockOperations {
 	}
 
 	/**
+	 * Acquire the read lock of the given name, shared with other readers, waiting up to
+	 * the default wait time.
+	 * @param key the lock name
+	 * @return a handle to close
+	 * @throws LockTimeoutException when the lock was not acquired within the wait time
+	 * @throws LockAccessException when Redis failed
+	 * @throws LockInterruptedException when the thread was interrupted while waiting
+	 * @throws IllegalStateException when the thread holds the read lock only and asks to
+	 * upgrade
+	 * @see LockMode#READ
+	 */
+	default LockHandle readLock(String key) {
+		return lock(LockRequest.read(key));
+	}
+
+	/**
+	 * Acquire the write lock of the given name, excluding readers and other writers,
+	 * waiting up to the default wait time.
+	 * @param key the lock name
+	 * @return a handle to close
+	 * @throws LockTimeoutException when the lock was not acquired within the wait time
+	 * @throws LockAccessException when Redis failed
+	 * @throws LockInterruptedException when the thread was interrupted while waiting
+	 * @throws IllegalStateException when the thread holds the read lock of that name
+	 * only: a reader cannot upgrade
+	 * @see LockMode#WRITE
+	 */
+	default LockHandle writeLock(String key) {
+		return lock(LockRequest.write(key));
+	}
+
+	/**
 	 * Acquire the lock as requested.
 	 * @param request the lock name, wait and lease
 	 * @return a handle to close

@@ -29,13 +29,24 @@ public final class LockRequest {
 
 	private final @Nullable String name;
 
+	private final LockMode mode;
+
+	private final boolean fair;
+
 	private LockRequest(String key, @Nullable Duration waitTime, @Nullable Duration leaseTime, boolean reentrant,
-			@Nullable String name) {
+			@Nullable String name, LockMode mode, boolean fair) {
+		if (fair && mode != LockMode.EXCLUSIVE) {
+			throw new IllegalArgumentException("Lock '" + key + "' cannot be both fair and " + mode
+					+ ": fair ordering applies to exclusive locks only; read/write locks already keep writers from "
+					+ "starving");
+		}
 		this.key = key;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.reentrant = reentrant;
 		this.name = name;
+		this.mode = mode;
+		this.fair = fair;
 	}
 
 	/**
@@ -46,7 +57,27 @@ public final class LockRequest {
 	 * @throws IllegalArgumentException if the key is null or blank
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(LockArguments.requireKey(key), null, null, true, null);
+		return new LockRequest(LockArguments.requireKey(key), null, null, true, null, LockMode.EXCLUSIVE, false);
+	}
+
+	/**
+	 * Start a request for the read lock of the given name.
+	 * @param key the lock name, neither null nor blank
+	 * @return a request for a {@link LockMode#READ} lock
+	 * @throws IllegalArgumentException if the key is null or blank
+	 */
+	public static LockRequest read(String key) {
+		return of(key).mode(LockMode.READ);
+	}
+
+	/**
+	 * Start a request for the write lock of the given name.
+	 * @param key the lock name, neither null nor blank
+	 * @return a request for a {@link LockMode#WRITE} lock
+	 * @throws IllegalArgumentException if the key is null or blank
+	 */
+	public static LockRequest write(String key) {
+		return of(key).mode(LockMode.WRITE);
 	}
 
 	/**
@@ -59,7 +90,7 @@ public final class LockRequest {
 	 */
 	public LockRequest waitTime(Duration waitTime) {
 		return new LockRequest(this.key, LockArguments.requireNotNegative(waitTime, "waitTime"), this.leaseTime,
-				this.reentrant, this.name);
+				this.reentrant, this.name, this.mode, this.fair);
 	}
 
 	/**
@@ -73,7 +104,7 @@ public final class LockRequest {
 	 */
 	public LockRequest leaseTime(Duration leaseTime) {
 		return new LockRequest(this.key, this.waitTime, LockArguments.requirePositive(leaseTime, "leaseTime"),
-				this.reentrant, this.name);
+				this.reentrant, this.name, this.mode, this.fair);
 	}
 
 	/**
@@ -86,7 +117,7 @@ public final class LockRequest {
 	 * @return a new request
 	 */
 	public LockRequest reentrant(boolean reentrant) {
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, reentrant, this.name);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, reentrant, this.name, this.mode, this.fair);
 	}
 
 	/**
@@ -104,7 +135,53 @@ public final class LockRequest {
 			throw new IllegalArgumentException("Lock name for observations must not be "
 					+ ((name == null) ? "null" : "blank") + "; give the kind of lock, such as \"OrderService.pay\"");
 		}
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, name);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, name, this.mode, this.fair);
+	}
+
+	/**
+	 * Return a request for the given kind of lock: exclusive (the default), or the read
+	 * or write side of a read/write lock.
+	 * @param mode the kind of lock
+	 * @return a new request
+	 * @throws IllegalArgumentException if the mode is null, or not exclusive for a fair
+	 * request
+	 */
+	public LockRequest mode(LockMode mode) {
+		if (mode == null) {
+			throw new IllegalArgumentException("Lock mode must not be null; the default is LockMode.EXCLUSIVE");
+		}
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, mode, this.fair);
+	}
+
+	/**
+	 * Return a request for a fair lock: waiters of every JVM queue in Redis and get the
+	 * lock in the order they asked for it, and a release wakes the head of the queue
+	 * only. A queued waiter that dies or gives up leaves the queue at the latest when its
+	 * wait time ends. Costs a round trip more when a waiter gives up, and no hand-over
+	 * between threads of one JVM. Fair and non-fair requests for one name do not order
+	 * each other: use one kind per name. The default is not fair.
+	 * @param fair whether waiters are served first come, first served
+	 * @return a new request
+	 * @throws IllegalArgumentException if fair and the mode is not exclusive
+	 */
+	public LockRequest fair(boolean fair) {
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, fair);
+	}
+
+	/**
+	 * Return the kind of lock.
+	 * @return the lock mode
+	 */
+	public LockMode mode() {
+		return this.mode;
+	}
+
+	/**
+	 * Return whether waiters are served in the order they asked.
+	 * @return whether the lock is fair
+	 */
+	public boolean isFair() {
+		return this.fair;
 	}
 
 	/**
@@ -152,18 +229,20 @@ public final class LockRequest {
 	public boolean equals(@Nullable Object other) {
 		return (this == other) || (other instanceof LockRequest that && this.key.equals(that.key)
 				&& Objects.equals(this.waitTime, that.waitTime) && Objects.equals(this.leaseTime, that.leaseTime)
-				&& this.reentrant == that.reentrant && Objects.equals(this.name, that.name));
+				&& this.reentrant == that.reentrant && Objects.equals(this.name, that.name) && this.mode == that.mode
+				&& this.fair == that.fair);
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name);
+		return Objects.hash(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair);
 	}
 
 	@Override
 	public String toString() {
 		return "LockRequest[key=" + this.key + ", waitTime=" + this.waitTime + ", leaseTime=" + this.leaseTime
-				+ ", reentrant=" + this.reentrant + ((this.name != null) ? ", name=" + this.name : "") + "]";
+				+ ", reentrant=" + this.reentrant + ((this.name != null) ? ", name=" + this.name : "")
+				+ ((this.mode != LockMode.EXCLUSIVE) ? ", mode=" + this.mode : "") + (this.fair ? ", fair" : "") + "]";
 	}
 
 }

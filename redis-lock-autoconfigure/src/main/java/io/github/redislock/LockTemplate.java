@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.redislock.engine.LockKind;
 import io.github.redislock.engine.LockObserver;
 import io.github.redislock.engine.RedisLockEngine;
 
@@ -88,7 +89,8 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 
 	private @Nullable LockHandle acquire(LockRequest request, Duration waitTime) {
 		Duration leaseTime = (request.leaseTime() != null) ? request.leaseTime() : options().leaseTime();
-		return this.engine.acquire(request.key(), request.name(), waitTime, leaseTime, request.isReentrant());
+		return this.engine.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()),
+				waitTime, leaseTime, request.isReentrant());
 	}
 
 	private Duration waitTime(LockRequest request) {

@@ -25,9 +25,39 @@ record LockKeys(String prefix) {
 		return this.prefix + "{" + name + "}:released";
 	}
 
-	/** The lock name of a {@linkplain #releaseChannel release channel}. */
+	/** Queue of the waiters of a fair lock, in arrival order. */
+	String queueKey(String name) {
+		return this.prefix + "{" + name + "}:queue";
+	}
+
+	/** Deadline of each queue entry of a fair lock. */
+	String queueDeadlinesKey(String name) {
+		return this.prefix + "{" + name + "}:queue:deadlines";
+	}
+
+	/** Key holding the mode and the holders of a read/write lock. */
+	String readWriteKey(String name) {
+		return this.prefix + "{" + name + "}:rw";
+	}
+
+	/** Key naming the writer that waits for a read/write lock. */
+	String writerIntentKey(String name) {
+		return this.prefix + "{" + name + "}:rw:writer";
+	}
+
+	/** Channel on which releases of a read/write lock are announced. */
+	String readWriteChannel(String name) {
+		return this.prefix + "{" + name + "}:rw:released";
+	}
+
+	/** The channel on which a lock of the given kind announces its releases. */
+	String channel(LockKind kind, String name) {
+		return kind.isReadWrite() ? readWriteChannel(name) : releaseChannel(name);
+	}
+
+	/** The lock name of a release channel of any kind. */
 	String nameOfReleaseChannel(String channel) {
-		return channel.substring(this.prefix.length() + 1, channel.length() - "}:released".length());
+		return channel.substring(this.prefix.length() + 1, channel.lastIndexOf('}'));
 	}
 
 	/**

@@ -9,6 +9,8 @@ package io.github.redislock.engine;
  */
 final class LockLease {
 
+	private final LockKind kind;
+
 	private final String key;
 
 	private final String owner;
@@ -24,7 +26,9 @@ final class LockLease {
 
 	private volatile boolean lost;
 
-	LockLease(String key, String owner, long fencingToken, long leaseMillis, boolean renewed, long requestedAtNanos) {
+	LockLease(LockKind kind, String key, String owner, long fencingToken, long leaseMillis, boolean renewed,
+			long requestedAtNanos) {
+		this.kind = kind;
 		this.key = key;
 		this.owner = owner;
 		this.fencingToken = fencingToken;
@@ -33,6 +37,10 @@ final class LockLease {
 		// The lease started when Redis ran the script, which was after the request was
 		// sent.
 		this.expiresAtNanos = requestedAtNanos + leaseMillis * 1_000_000;
+	}
+
+	LockKind kind() {
+		return this.kind;
 	}
 
 	String key() {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -39,6 +40,22 @@ final class LockScripts {
 
 	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
 
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> FAIR_ACQUIRE = script("fair-acquire.lua", List.class);
+
+	private static final RedisScript<Long> FAIR_RELEASE = script("fair-release.lua", Long.class);
+
+	private static final RedisScript<Long> FAIR_LEAVE = script("fair-leave.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> READ_WRITE_ACQUIRE = script("rw-acquire.lua", List.class);
+
+	private static final RedisScript<Long> READ_WRITE_RELEASE = script("rw-release.lua", Long.class);
+
+	private static final RedisScript<Long> READ_WRITE_RENEW = script("rw-renew.lua", Long.class);
+
+	private static final RedisScript<Long> READ_WRITE_LEAVE = script("rw-leave.lua", Long.class);
+
 	private final StringRedisTemplate redis;
 
 	private final LockKeys keys;
@@ -60,25 +77,108 @@ final class LockScripts {
 	 * @return the grant, or the holder's lease left
 	 */
 	Attempt acquire(String name, String owner, long leaseMillis) {
-		List<?> reply = this.redis.execute(ACQUIRE, List.of(this.keys.lockKey(name), this.keys.fenceKey(name)), owner,
-				Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS));
+		return attempt(this.redis.execute(ACQUIRE, List.of(this.keys.lockKey(name), this.keys.fenceKey(name)), owner,
+				Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS)));
+	}
+
+	/**
+	 * Grant a fair lock to the owner when it is free and the owner is next in line;
+	 * otherwise queue the owner for the time it still waits.
+	 * @param waitMillis how long the owner still waits; 0 queues nothing
+	 * @return the grant, or how long the owner may sleep at most
+	 */
+	Attempt acquireFair(String name, String owner, long leaseMillis, long waitMillis) {
+		return attempt(this.redis.execute(FAIR_ACQUIRE,
+				List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.queueKey(name),
+						this.keys.queueDeadlinesKey(name)),
+				owner, Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS), Long.toString(waitMillis)));
+	}
+
+	/**
+	 * Grant the read or write side of a read/write lock; a writer that must wait keeps
+	 * new readers out for the time it still waits.
+	 * @param covering the owner token of the caller's write lock of that name, which lets
+	 * it take the read lock as well, or {@code ""}
+	 * @return the grant, or how long the owner may sleep at most
+	 */
+	Attempt acquireReadWrite(LockKind kind, String name, String owner, long leaseMillis, long waitMillis,
+			String covering) {
+		return attempt(
+				this.redis.execute(READ_WRITE_ACQUIRE,
+						List.of(this.keys.readWriteKey(name), this.keys.writerIntentKey(name),
+								this.keys.fenceKey(name)),
+						owner, side(kind), Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS),
+						Long.toString(waitMillis), covering));
+	}
+
+	/**
+	 * Take a waiter that gives up out of the lock's line: its fair queue entry, or its
+	 * writer intent, waking whom it kept waiting.
+	 */
+	void leave(LockKind kind, String name, String owner) {
+		if (kind == LockKind.FAIR) {
+			this.redis.execute(FAIR_LEAVE,
+					List.of(this.keys.lockKey(name), this.keys.queueKey(name), this.keys.queueDeadlinesKey(name)),
+					owner, this.keys.releaseChannel(name), this.messaging.publishCommand());
+		}
+		else if (kind == LockKind.WRITE) {
+			this.redis.execute(READ_WRITE_LEAVE, List.of(this.keys.writerIntentKey(name)), owner,
+					this.keys.readWriteChannel(name), this.messaging.publishCommand());
+		}
+	}
+
+	/**
+	 * Release a lock of any kind if the owner still holds it, waking waiters.
+	 * @return how many subscribers the release message reached, or -1 when the owner did
+	 * not hold the lock
+	 */
+	long release(LockKind kind, String name, String owner, long lastToken) {
+		Long reply = switch (kind) {
+			case EXCLUSIVE -> release(name, owner, lastToken) + 1;
+			case FAIR -> this.redis.execute(FAIR_RELEASE,
+					List.of(this.keys.lockKey(name), this.keys.queueKey(name), this.keys.queueDeadlinesKey(name)),
+					owner, this.keys.releaseChannel(name), this.messaging.publishCommand());
+			case READ, WRITE -> this.redis.execute(READ_WRITE_RELEASE, List.of(this.keys.readWriteKey(name)), owner,
+					side(kind), this.keys.readWriteChannel(name), this.messaging.publishCommand());
+		};
+		return (reply != null) ? reply - 1 : -1;
+	}
+
+	/**
+	 * Extend the owner's lease of a lock of any kind; false when it is no longer held.
+	 */
+	boolean renew(LockKind kind, String name, String owner, long leaseMillis) {
+		if (kind.isReadWrite()) {
+			return isOne(this.redis.execute(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(name)), owner,
+					Long.toString(leaseMillis)));
+		}
+		return renew(name, owner, leaseMillis);
+	}
+
+	private static String side(LockKind kind) {
+		return (kind == LockKind.READ) ? "read" : "write";
+	}
+
+	private static Attempt attempt(List<?> reply) {
 		long value = ((Number) reply.get(1)).longValue();
 		return (((Number) reply.get(0)).longValue() == 1) ? Attempt.granted(value) : Attempt.heldFor(value);
 	}
 
 	/**
-	 * Grant the lock to the owner when it is free, then wait until the given number of
-	 * replicas acknowledged the grant. Both run on one connection, which {@code WAIT}
-	 * needs: it counts the acknowledgements of its own connection's writes.
-	 * @return the grant with the number of replicas that acknowledged it, or the holder's
-	 * lease left
+	 * Run an acquire script, then wait until the given number of replicas acknowledged a
+	 * grant. Both run on one connection, which {@code WAIT} needs: it counts the
+	 * acknowledgements of its own connection's writes.
+	 * @param name the lock name, whose slot names the primary on a cluster
+	 * @param acquire runs one of the acquire scripts
+	 * @return the grant with the number of replicas that acknowledged it, or the
+	 * attempt's reply when not granted
 	 */
-	Attempt acquireReplicated(String name, String owner, long leaseMillis, int replicas, long timeoutMillis) {
+	Attempt acquireReplicated(String name, Supplier<Attempt> acquire, int replicas, long timeoutMillis) {
 		return this.redis.execute(new SessionCallback<Attempt>() {
 
 			@Override
 			public <K, V> Attempt execute(RedisOperations<K, V> operations) {
-				Attempt attempt = acquire(name, owner, leaseMillis);
+				Attempt attempt = acquire.get();
 				if (!attempt.granted()) {
 					return attempt;
 				}

@@ -101,7 +101,7 @@ final class LockWatchdog implements AutoCloseable {
 	private void renew(LockLease lease) {
 		long sentAt = System.nanoTime();
 		try {
-			if (this.scripts.renew(lease.key(), lease.owner(), lease.leaseMillis())) {
+			if (this.scripts.renew(lease.kind(), lease.key(), lease.owner(), lease.leaseMillis())) {
 				lease.renewed(sentAt);
 				this.lastRenewed.replace(lease, sentAt);
 				if (this.events != null) {

@@ -147,13 +147,48 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	public @Nullable LockHandle acquire(String key, @Nullable String name, Duration waitTime,
 			@Nullable Duration leaseTime, boolean reentrant) {
-		LockHold current = this.holds.get(key);
-		if (reentrant && current != null && current.ownerThread() == Thread.currentThread() && current.tryReenter()) {
+		return acquire(key, name, LockKind.EXCLUSIVE, waitTime, leaseTime, reentrant);
+	}
+
+	/**
+	 * Acquire a lock of the given kind, waiting up to the wait time, under a name for the
+	 * observer.
+	 * @param key the lock name, already checked
+	 * @param name a low-cardinality name for the {@link LockObserver}, or {@code null} to
+	 * let it derive one from the key
+	 * @param kind exclusive, fair, or a side of a read/write lock
+	 * @param waitTime how long to wait; zero for a single attempt
+	 * @param leaseTime a fixed lease, or {@code null} for watchdog renewal
+	 * @param reentrant whether the lock belongs to the calling thread, which may re-enter
+	 * it, or to the acquisition alone
+	 * @return a handle, or {@code null} when the lock stayed held by another owner
+	 * @throws LockAccessException when Redis failed
+	 * @throws LockInterruptedException when interrupted while waiting
+	 * @throws IllegalStateException when the thread holds the read lock and asks for the
+	 * write lock of the same name
+	 */
+	public @Nullable LockHandle acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
+			@Nullable Duration leaseTime, boolean reentrant) {
+		LockHold current = this.holds.get(holdKey(kind, key));
+		if (reentrant && isOwnedByThisThread(current) && current.tryReenter()) {
 			return new RedisLockHandle(this, current);
 		}
-		Acquisition acquisition = new Acquisition(key, this.tokens.next(),
+		String covering = "";
+		if (kind == LockKind.READ) {
+			LockHold writing = this.holds.get(holdKey(LockKind.WRITE, key));
+			if (isOwnedByThisThread(writing)) {
+				covering = writing.lease().owner();
+			}
+		}
+		else if (kind == LockKind.WRITE && isOwnedByThisThread(this.holds.get(holdKey(LockKind.READ, key)))) {
+			throw new IllegalStateException("The current thread holds the read lock '" + key
+					+ "' and asks for its write lock: a reader cannot upgrade, since two readers doing so would "
+					+ "wait for each other for ever; release the read lock first, or take the write lock from the "
+					+ "start and downgrade");
+		}
+		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
 				(leaseTime != null) ? leaseTime.toMillis() : this.options.watchdogLease().toMillis(), leaseTime == null,
-				reentrant, System.nanoTime() + waitTime.toNanos());
+				reentrant, System.nanoTime() + waitTime.toNanos(), covering);
 		LockObserver observer = this.observer;
 		LockHold hold = (observer != null) ? acquireObserved(observer, acquisition, name, current, waitTime)
 				: acquire(acquisition, current, waitTime);
@@ -163,9 +198,10 @@ public final class RedisLockEngine implements AutoCloseable {
 	private @Nullable LockHold acquire(Acquisition acquisition, @Nullable LockHold current, Duration waitTime) {
 		LockHold hold = null;
 		// A lock another thread of this JVM holds needs no round trip to know it is
-		// taken.
-		if (!isHeldByAnotherLocalThread(current)
-				&& this.subscriptions.yieldingNanos(this.keys.releaseChannel(acquisition.key())) <= 0) {
+		// taken. Fair and read/write locks must ask Redis: to queue, or to share.
+		boolean exclusive = acquisition.kind() == LockKind.EXCLUSIVE;
+		if (!exclusive || (!isHeldByAnotherLocalThread(current)
+				&& this.subscriptions.yieldingNanos(this.keys.releaseChannel(acquisition.key())) <= 0)) {
 			hold = tryRedis(acquisition).hold();
 		}
 		if (hold == null && !waitTime.isZero()) {
@@ -205,10 +241,13 @@ public final class RedisLockEngine implements AutoCloseable {
 	 * @return the hold, or {@code null} when the wait time ran out
 	 */
 	private @Nullable LockHold await(Acquisition acquisition) {
-		String channel = this.keys.releaseChannel(acquisition.key());
+		LockKind kind = acquisition.kind();
+		boolean exclusive = kind == LockKind.EXCLUSIVE;
+		String channel = this.keys.channel(kind, acquisition.key());
 		Waiter waiter;
 		try {
-			waiter = this.subscriptions.join(channel, acquisition.renewed(), acquisition.reentrant());
+			waiter = this.subscriptions.join(channel, exclusive && acquisition.renewed(), acquisition.reentrant(),
+					acquisition.owner());
 		}
 		catch (RuntimeException ex) {
 			throw new LockAccessException(acquisition.key(), "wait for", ex);
@@ -221,8 +260,8 @@ public final class RedisLockEngine implements AutoCloseable {
 					return hold;
 				}
 				long sleepNanos;
-				LockHold local = this.holds.get(acquisition.key());
-				long yielding = this.subscriptions.yieldingNanos(channel);
+				LockHold local = exclusive ? this.holds.get(acquisition.key()) : null;
+				long yielding = exclusive ? this.subscriptions.yieldingNanos(channel) : 0;
 				if (isHeldByAnotherLocalThread(local)) {
 					// Its release wakes a queued waiter: by hand-over, or by the release
 					// message.
@@ -256,7 +295,40 @@ public final class RedisLockEngine implements AutoCloseable {
 				// Handed over as this waiter gave up: pass it on rather than drop it.
 				releaseQuietly(untaken);
 			}
+			if (hold == null && (kind == LockKind.FAIR || kind == LockKind.WRITE)) {
+				leaveLine(acquisition);
+			}
 		}
+	}
+
+	/**
+	 * Take a waiter that gives up out of its fair queue or writer intent at once, rather
+	 * than let those behind it wait for its entry's deadline.
+	 */
+	private void leaveLine(Acquisition acquisition) {
+		try {
+			this.scripts.leave(acquisition.kind(), acquisition.key(), acquisition.owner());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not leave the line of lock '{}'; the entry ends with its wait time", acquisition.key(),
+					ex);
+		}
+	}
+
+	private boolean isOwnedByThisThread(@Nullable LockHold hold) {
+		return hold != null && hold.ownerThread() == Thread.currentThread();
+	}
+
+	/**
+	 * The key of a hold in {@link #holds}: the lock name, with the side for a read/write
+	 * lock, whose read and write holds of one name are separate.
+	 */
+	private static String holdKey(LockKind kind, String key) {
+		return switch (kind) {
+			case EXCLUSIVE, FAIR -> key;
+			case READ -> key + " (read)";
+			case WRITE -> key + " (write)";
+		};
 	}
 
 	private boolean isHeldByAnotherLocalThread(@Nullable LockHold hold) {
@@ -266,55 +338,72 @@ public final class RedisLockEngine implements AutoCloseable {
 	/** One acquire script; a grant becomes this thread's hold. */
 	private Outcome tryRedis(Acquisition acquisition) {
 		long sentAt = System.nanoTime();
-		Attempt attempt = attempt(acquisition.key(), acquisition.owner(), acquisition.leaseMillis());
+		Attempt attempt = attempt(acquisition);
 		if (!attempt.granted()) {
 			long holderLeft = (attempt.holderLeaseMillis() < 0) ? Long.MAX_VALUE
 					: attempt.holderLeaseMillis() * 1_000_000;
 			return new Outcome(null, holderLeft);
 		}
-		LockLease lease = new LockLease(acquisition.key(), acquisition.owner(), attempt.fencingToken(),
-				acquisition.leaseMillis(), acquisition.renewed(), sentAt);
+		LockLease lease = new LockLease(acquisition.kind(), acquisition.key(), acquisition.owner(),
+				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
 		LockHold hold = new LockHold(lease, attempt.fencingToken(),
 				acquisition.reentrant() ? Thread.currentThread() : null, 0);
-		this.holds.put(acquisition.key(), hold);
+		this.holds.put(holdKey(acquisition.kind(), acquisition.key()), hold);
 		if (lease.isRenewed()) {
 			this.watchdog.watch(lease);
 		}
 		return new Outcome(hold, 0);
 	}
 
-	private Attempt attempt(String key, String owner, long leaseMillis) {
+	private Attempt attempt(Acquisition acquisition) {
+		String key = acquisition.key();
+		String owner = acquisition.owner();
+		LockKind kind = acquisition.kind();
 		Attempt attempt;
 		try {
 			int replicas = this.options.minReplicas();
-			attempt = (replicas > 0)
-					? this.scripts.acquireReplicated(key, owner, leaseMillis, replicas,
-							this.options.replicationTimeout().toMillis())
-					: this.scripts.acquire(key, owner, leaseMillis);
+			attempt = (replicas > 0) ? this.scripts.acquireReplicated(key, () -> runAcquire(acquisition), replicas,
+					this.options.replicationTimeout().toMillis()) : runAcquire(acquisition);
 		}
 		catch (RuntimeException ex) {
 			// Redis may have run the script before failing to answer: release what it may
-			// have
-			// granted, in the background and owner-checked, so nothing stays locked for a
-			// lease.
-			this.watchdog.execute(() -> releaseQuietly(key, owner));
+			// have granted, in the background and owner-checked, so nothing stays locked
+			// for a lease.
+			this.watchdog.execute(() -> releaseQuietly(kind, key, owner));
 			throw new LockAccessException(key, "acquire", ex);
 		}
 		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
 			// Lost for good if the primary failed now: give it back rather than hold it.
-			releaseQuietly(key, owner);
+			releaseQuietly(kind, key, owner);
 			throw new LockNotReplicatedException(key, attempt.replicas(), this.options.minReplicas(),
 					this.options.replicationTimeout());
 		}
 		return attempt;
 	}
 
-	private void releaseQuietly(String key, String owner) {
+	private Attempt runAcquire(Acquisition acquisition) {
+		String key = acquisition.key();
+		return switch (acquisition.kind()) {
+			case EXCLUSIVE -> this.scripts.acquire(key, acquisition.owner(), acquisition.leaseMillis());
+			case FAIR -> this.scripts.acquireFair(key, acquisition.owner(), acquisition.leaseMillis(),
+					acquisition.waitLeftMillis());
+			case READ, WRITE -> this.scripts.acquireReadWrite(acquisition.kind(), key, acquisition.owner(),
+					acquisition.leaseMillis(), acquisition.waitLeftMillis(), acquisition.covering());
+		};
+	}
+
+	private void releaseQuietly(LockKind kind, String key, String owner) {
 		try {
-			this.scripts.releaseBySource(key, owner);
-			// Its message names an owner of this JVM, which wakes no local waiter by
-			// itself.
-			this.subscriptions.releasedHere(this.keys.releaseChannel(key), 0, 0);
+			if (kind == LockKind.EXCLUSIVE) {
+				this.scripts.releaseBySource(key, owner);
+				// Its message names an owner of this JVM, which wakes no local waiter by
+				// itself.
+				this.subscriptions.releasedHere(this.keys.releaseChannel(key), 0, 0);
+			}
+			else {
+				this.scripts.release(kind, key, owner, 0);
+				this.scripts.leave(kind, key, owner);
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not release lock '{}' after a failed acquisition; it expires with its lease", key, ex);
@@ -338,17 +427,18 @@ public final class RedisLockEngine implements AutoCloseable {
 			return;
 		}
 		LockLease lease = hold.lease();
-		String channel = this.keys.releaseChannel(hold.key());
+		LockKind kind = lease.kind();
+		String channel = this.keys.channel(kind, hold.key());
 		if (mayHandOff(hold)
 				&& this.subscriptions.handOff(channel, hold::successor, (next) -> this.holds.put(next.key(), next))) {
 			observeRelease(hold, ReleaseOutcome.RELEASED, null);
 			return;
 		}
-		this.holds.remove(hold.key(), hold);
+		this.holds.remove(holdKey(kind, hold.key()), hold);
 		this.watchdog.unwatch(lease);
 		long receivers;
 		try {
-			receivers = this.scripts.release(hold.key(), lease.owner(),
+			receivers = this.scripts.release(kind, hold.key(), lease.owner(),
 					(hold.handoffs() > 0) ? hold.fencingToken() : 0);
 		}
 		catch (RuntimeException ex) {
@@ -356,7 +446,7 @@ public final class RedisLockEngine implements AutoCloseable {
 			observeRelease(hold, ReleaseOutcome.FAILED, failure);
 			throw failure;
 		}
-		if (receivers >= 0) {
+		if (receivers >= 0 && kind == LockKind.EXCLUSIVE) {
 			this.subscriptions.releasedHere(channel, receivers, YIELD_NANOS);
 		}
 		if (receivers < 0 || lease.isLost()) {
@@ -386,7 +476,8 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	private boolean mayHandOff(LockHold hold) {
 		LockLease lease = hold.lease();
-		return lease.isRenewed() && !lease.isLost() && hold.handoffs() < MAX_HANDOFFS;
+		return lease.kind() == LockKind.EXCLUSIVE && lease.isRenewed() && !lease.isLost()
+				&& hold.handoffs() < MAX_HANDOFFS;
 	}
 
 	/**
@@ -453,9 +544,20 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.subscriptions.close();
 	}
 
-	/** What one acquisition asks for; the owner token is its own. */
-	private record Acquisition(String key, String owner, long leaseMillis, boolean renewed, boolean reentrant,
-			long deadlineNanos) {
+	/**
+	 * What one acquisition asks for; the owner token is its own.
+	 *
+	 * @param covering the owner token of the write lock the thread holds, which lets a
+	 * read acquisition through, or {@code ""}
+	 */
+	private record Acquisition(LockKind kind, String key, String owner, long leaseMillis, boolean renewed,
+			boolean reentrant, long deadlineNanos, String covering) {
+
+		/** How long the acquisition still waits, in milliseconds, for queue entries. */
+		long waitLeftMillis() {
+			return Math.max(0, (this.deadlineNanos - System.nanoTime()) / 1_000_000);
+		}
+
 	}
 
 	/**

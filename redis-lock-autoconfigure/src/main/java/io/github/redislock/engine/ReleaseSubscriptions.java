@@ -84,6 +84,15 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 */
 	private final byte[] ownReleasePrefix;
 
+	/**
+	 * First byte of a message that wakes one waiter, named by its owner token (fair
+	 * locks).
+	 */
+	private static final byte TARGETED = '>';
+
+	/** First byte of a message that wakes every waiter (read/write locks). */
+	private static final byte BROADCAST = '*';
+
 	private final ConcurrentHashMap<String, ChannelWaiters> channels = new ConcurrentHashMap<>();
 
 	/** Until when (System.nanoTime()) this JVM yields each lock to other JVMs. */
@@ -108,8 +117,8 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * @throws RuntimeException from the Redis client when subscribing failed; nothing is
 	 * left queued then
 	 */
-	Waiter join(String channel, boolean acceptsHandoff, boolean reentrant) {
-		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff, reentrant);
+	Waiter join(String channel, boolean acceptsHandoff, boolean reentrant, String owner) {
+		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff, reentrant, owner);
 		this.channels.compute(channel, (name, waiters) -> {
 			if (waiters == null) {
 				subscriber().subscribe(name);
@@ -204,6 +213,17 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 	@Override
 	public void onMessage(String channel, byte[] body) {
+		if (body.length > 0 && body[0] == TARGETED) {
+			signalOwner(channel, new String(body, 1, body.length - 1, StandardCharsets.UTF_8));
+			return;
+		}
+		if (body.length > 0 && body[0] == BROADCAST) {
+			ChannelWaiters waiters = this.channels.get(channel);
+			if (waiters != null) {
+				waiters.signalAll();
+			}
+			return;
+		}
 		if (startsWith(body, this.ownReleasePrefix)) {
 			// The releasing thread of this JVM wakes its waiters itself, once it knows
 			// whether other JVMs wait: see releasedHere.
@@ -227,6 +247,14 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 			this.yields.put(channel, System.nanoTime() + yieldNanos);
 		}
 		signalOne(channel);
+	}
+
+	/** Wake the waiter with the given owner token, if it waits in this JVM. */
+	private void signalOwner(String channel, String owner) {
+		ChannelWaiters waiters = this.channels.get(channel);
+		if (waiters != null && startsWith(owner.getBytes(StandardCharsets.UTF_8), this.ownReleasePrefix)) {
+			waiters.signalOwner(owner);
+		}
 	}
 
 	private void signalOne(String channel) {
@@ -298,14 +326,18 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		/** Whether a hold handed to this waiter may be re-entered by its thread. */
 		private final boolean reentrant;
 
+		/** The owner token the waiter asks under, which a targeted wake-up names. */
+		private final String owner;
+
 		private final AtomicReference<@Nullable LockHold> handoff = new AtomicReference<>();
 
 		private volatile boolean signalled;
 
-		Waiter(Thread thread, boolean acceptsHandoff, boolean reentrant) {
+		Waiter(Thread thread, boolean acceptsHandoff, boolean reentrant, String owner) {
 			this.thread = thread;
 			this.acceptsHandoff = acceptsHandoff;
 			this.reentrant = reentrant;
+			this.owner = owner;
 		}
 
 		/** The hold handed to this waiter, if any, now owned by the caller. */
@@ -367,6 +399,15 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		synchronized void signalOne() {
 			for (Waiter waiter : this.queue) {
 				if (!waiter.isSignalled()) {
+					waiter.signal();
+					return;
+				}
+			}
+		}
+
+		synchronized void signalOwner(String owner) {
+			for (Waiter waiter : this.queue) {
+				if (waiter.owner.equals(owner)) {
 					waiter.signal();
 					return;
 				}

@@ -1,0 +1,27 @@
+-- Releases a fair lock when the caller owns it, and wakes the head of its queue only.
+-- KEYS[1]  the lock key
+-- KEYS[2]  the queue, as in fair-acquire.lua
+-- KEYS[3]  the deadlines, as in fair-acquire.lua
+-- ARGV[1]  owner token of the caller
+-- ARGV[2]  the release channel
+-- ARGV[3]  the command that publishes: 'spublish' or 'publish'
+-- Reply:   1 + the number of subscribers the wake-up message reached when released; 0 when the lock had
+--          expired or belongs to another owner (it is left as it is)
+if redis.call('get', KEYS[1]) ~= ARGV[1] then
+	return 0
+end
+redis.call('del', KEYS[1])
+local clock = redis.call('time')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local head = redis.call('lindex', KEYS[2], 0)
+while head do
+	local deadline = tonumber(redis.call('zscore', KEYS[3], head))
+	if deadline and deadline > now then
+		-- '>' names the one waiter to wake; every other waiter sleeps on.
+		return 1 + redis.call(ARGV[3], ARGV[2], '>' .. head)
+	end
+	redis.call('lpop', KEYS[2])
+	redis.call('zrem', KEYS[3], head)
+	head = redis.call('lindex', KEYS[2], 0)
+end
+return 1

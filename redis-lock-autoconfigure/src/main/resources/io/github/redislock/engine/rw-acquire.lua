@@ -1,0 +1,74 @@
+-- Grants the read or the write side of a read/write lock.
+-- KEYS[1]  the holders: a hash of 'mode' ('read' or 'write') and, per holder, its owner token and lease end
+--          in server milliseconds; the key expires with the last lease
+-- KEYS[2]  the writer intent: the owner token of a writer that waits, which keeps new readers out
+-- KEYS[3]  the fence key, as in acquire.lua
+-- ARGV[1]  owner token of the caller
+-- ARGV[2]  'read' or 'write'
+-- ARGV[3]  lease in milliseconds
+-- ARGV[4]  how long the fence key outlives a grant, in milliseconds
+-- ARGV[5]  how long the caller still waits, in milliseconds: how long a writer's intent lasts; 0 for none
+-- ARGV[6]  owner token of the write lock the caller holds, which lets it take the read lock too; '' if none
+-- Reply:   {1, token} when granted; {0, ms} when not, ms being how long the caller may sleep at most (-1
+--          when unknown)
+local clock = redis.call('time')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local live, latest = 0, 0
+local entries = redis.call('hgetall', KEYS[1])
+for i = 1, #entries, 2 do
+	if entries[i] ~= 'mode' then
+		local ends = tonumber(entries[i + 1])
+		if ends <= now then
+			-- A holder that died without releasing: its lease is over.
+			redis.call('hdel', KEYS[1], entries[i])
+		else
+			live = live + 1
+			latest = math.max(latest, ends)
+		end
+	end
+end
+local reading = ARGV[2] == 'read'
+local intent = redis.call('get', KEYS[2])
+local granted
+if live == 0 then
+	-- A free lock still goes to the waiting writer first.
+	granted = not reading or not intent
+	if granted then
+		redis.call('hset', KEYS[1], 'mode', ARGV[2])
+	end
+elseif reading and redis.call('hget', KEYS[1], 'mode') == 'read' then
+	granted = not intent
+else
+	-- Held for writing: only its holder may add a read lock (a downgrade).
+	granted = reading and ARGV[6] ~= '' and redis.call('hexists', KEYS[1], ARGV[6]) == 1
+end
+if granted then
+	local ends = now + tonumber(ARGV[3])
+	redis.call('hset', KEYS[1], ARGV[1], ends)
+	redis.call('pexpireat', KEYS[1], math.max(latest, ends))
+	if intent == ARGV[1] then
+		redis.call('del', KEYS[2])
+	end
+	local token = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+	local last = tonumber(redis.call('get', KEYS[3]))
+	if last and last >= token then
+		token = last + 1
+	end
+	redis.call('set', KEYS[3], string.format('%.0f', token), 'PX', ARGV[4])
+	return {1, token}
+end
+if not reading and tonumber(ARGV[5]) > 0 and (not intent or intent == ARGV[1]) then
+	redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[5])
+	intent = ARGV[1]
+end
+local left = -1
+if live > 0 then
+	left = latest - now
+end
+if reading and intent then
+	local intentLeft = redis.call('pttl', KEYS[2])
+	if left < 0 or (intentLeft >= 0 and intentLeft < left) then
+		left = intentLeft
+	end
+end
+return {0, left}

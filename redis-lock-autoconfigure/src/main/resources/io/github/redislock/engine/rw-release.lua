@@ -1,0 +1,41 @@
+-- Releases the caller's side of a read/write lock when it still holds it, and wakes every waiter when others
+-- may now get in.
+-- KEYS[1]  the holders, as in rw-acquire.lua
+-- ARGV[1]  owner token of the caller
+-- ARGV[2]  'read' or 'write': the side the caller releases
+-- ARGV[3]  the release channel
+-- ARGV[4]  the command that publishes: 'spublish' or 'publish'
+-- Reply:   1 + the number of subscribers the message reached (1 when none was sent) when released; 0 when the
+--          caller's lease had ended or it held nothing
+local clock = redis.call('time')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local ends = tonumber(redis.call('hget', KEYS[1], ARGV[1]))
+redis.call('hdel', KEYS[1], ARGV[1])
+if not ends or ends <= now then
+	return 0
+end
+local live, latest = 0, 0
+local entries = redis.call('hgetall', KEYS[1])
+for i = 1, #entries, 2 do
+	if entries[i] ~= 'mode' then
+		local holderEnds = tonumber(entries[i + 1])
+		if holderEnds > now then
+			live = live + 1
+			latest = math.max(latest, holderEnds)
+		end
+	end
+end
+if live == 0 then
+	redis.call('del', KEYS[1])
+else
+	if ARGV[2] == 'write' then
+		-- Who is left holds read locks the writer took before it left.
+		redis.call('hset', KEYS[1], 'mode', 'read')
+	end
+	redis.call('pexpireat', KEYS[1], latest)
+end
+if live == 0 or ARGV[2] == 'write' then
+	-- '*' wakes every waiter: several readers may now get in together.
+	return 1 + redis.call(ARGV[4], ARGV[3], '*' .. ARGV[1])
+end
+return 1
