@@ -122,6 +122,45 @@ class LockHandoffTests {
 		}
 	}
 
+	/**
+	 * A node that waited for a lock once stays subscribed to it for a while; that alone
+	 * must not make another node hold back from a lock it just released.
+	 */
+	@Test
+	void idleSubscriberElsewhereDoesNotMakeAReleaserYield() throws Exception {
+		LockHandle held = this.template.lock("hot");
+		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.otherNode.lock(LONG_WAIT),
+				this.executor);
+		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == 1);
+		held.close();
+		waiter.get(5, TimeUnit.SECONDS).close();
+		assertThat(this.otherNode.engine().subscribedChannelCount()).isOne();
+		LockRequest fixed = LockRequest.of("hot").leaseTime(Duration.ofSeconds(5));
+		for (int i = 0; i < 20; i++) {
+			this.template.lock(fixed).close();
+			assertThat(this.template.tryLock(fixed.waitTime(Duration.ZERO))).as("lock %d taken again at once", i)
+				.hasValueSatisfying(LockHandle::close);
+		}
+	}
+
+	/**
+	 * A node whose thread was refused the lock gets it after the holder elsewhere
+	 * releases, even though the releasing node asks again at once.
+	 */
+	@Test
+	void releaserYieldsToARefusedWaiterElsewhere() throws Exception {
+		LockRequest fixed = LockRequest.of("hot").leaseTime(Duration.ofSeconds(5));
+		LockHandle held = this.template.lock(fixed);
+		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.otherNode.lock(LONG_WAIT),
+				this.executor);
+		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == 1);
+		held.close();
+		assertThat(this.template.tryLock(fixed.waitTime(Duration.ZERO))).isEmpty();
+		try (LockHandle remote = waiter.get(5, TimeUnit.SECONDS)) {
+			assertThat(remote.isHeld()).isTrue();
+		}
+	}
+
 	private void awaitOneWaiter() {
 		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == 1);
 	}

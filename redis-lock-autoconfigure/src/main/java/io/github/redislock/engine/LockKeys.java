@@ -20,6 +20,14 @@ record LockKeys(String prefix) {
 		return this.prefix + "{" + name + "}:fence";
 	}
 
+	/**
+	 * Set of the instance ids of the JVMs whose threads were refused the lock since it
+	 * was last released.
+	 */
+	String contendersKey(String name) {
+		return this.prefix + "{" + name + "}:contenders";
+	}
+
 	/** Channel on which a release is announced to waiters. */
 	String releaseChannel(String name) {
 		return this.prefix + "{" + name + "}:released";

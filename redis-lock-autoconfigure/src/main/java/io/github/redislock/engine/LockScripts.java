@@ -77,8 +77,9 @@ final class LockScripts {
 	 * @return the grant, or the holder's lease left
 	 */
 	Attempt acquire(String name, String owner, long leaseMillis) {
-		return attempt(this.redis.execute(ACQUIRE, List.of(this.keys.lockKey(name), this.keys.fenceKey(name)), owner,
-				Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS)));
+		return attempt(this.redis.execute(ACQUIRE,
+				List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.contendersKey(name)), owner,
+				Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS), instanceOf(owner)));
 	}
 
 	/**
@@ -129,8 +130,8 @@ final class LockScripts {
 
 	/**
 	 * Release a lock of any kind if the owner still holds it, waking waiters.
-	 * @return how many subscribers the release message reached, or -1 when the owner did
-	 * not hold the lock
+	 * @return -1 when the owner did not hold the lock; otherwise for an exclusive lock as
+	 * {@link #release(String, String, long)}, and for other kinds 0 or more
 	 */
 	long release(LockKind kind, String name, String owner, long lastToken) {
 		Long reply = switch (kind) {
@@ -195,13 +196,14 @@ final class LockScripts {
 	 * Release the lock if the owner still holds it, waking waiters.
 	 * @param lastToken the fencing token of the last local holder when the grant was
 	 * handed between threads, so that later grants exceed it; 0 otherwise
-	 * @return how many subscribers (JVMs) the release message reached, or -1 when the
-	 * owner did not hold the lock
+	 * @return 1 when a thread of another JVM was refused the lock since its last release
+	 * (it waits), 0 when released otherwise, -1 when the owner did not hold the lock
 	 */
 	long release(String name, String owner, long lastToken) {
-		Long reply = this.redis.execute(RELEASE, List.of(this.keys.lockKey(name), this.keys.fenceKey(name)), owner,
+		Long reply = this.redis.execute(RELEASE,
+				List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.contendersKey(name)), owner,
 				this.keys.releaseChannel(name), Long.toString(lastToken), Long.toString(FENCE_RETENTION_MILLIS),
-				this.messaging.publishCommand());
+				this.messaging.publishCommand(), instanceOf(owner));
 		return (reply != null) ? reply - 1 : -1;
 	}
 
@@ -212,11 +214,18 @@ final class LockScripts {
 	 * digest, and no caller would be there to send the source instead.
 	 */
 	void releaseBySource(String name, String owner) {
-		byte[][] keysAndArgs = { bytes(this.keys.lockKey(name)), bytes(this.keys.fenceKey(name)), bytes(owner),
-				bytes(this.keys.releaseChannel(name)), bytes("0"), bytes(Long.toString(FENCE_RETENTION_MILLIS)),
-				bytes(this.messaging.publishCommand()) };
+		byte[][] keysAndArgs = { bytes(this.keys.lockKey(name)), bytes(this.keys.fenceKey(name)),
+				bytes(this.keys.contendersKey(name)), bytes(owner), bytes(this.keys.releaseChannel(name)), bytes("0"),
+				bytes(Long.toString(FENCE_RETENTION_MILLIS)), bytes(this.messaging.publishCommand()),
+				bytes(instanceOf(owner)) };
 		this.redis.execute((RedisCallback<Object>) (connection) -> connection.scriptingCommands()
-			.eval(bytes(RELEASE.getScriptAsString()), ReturnType.INTEGER, 2, keysAndArgs));
+			.eval(bytes(RELEASE.getScriptAsString()), ReturnType.INTEGER, 3, keysAndArgs));
+	}
+
+	/** The instance id an owner token begins with: its JVM's. */
+	private static String instanceOf(String owner) {
+		int separator = owner.lastIndexOf(':');
+		return (separator > 0) ? owner.substring(0, separator) : owner;
 	}
 
 	private static byte[] bytes(String value) {

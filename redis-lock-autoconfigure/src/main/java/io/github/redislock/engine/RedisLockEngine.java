@@ -398,7 +398,7 @@ public final class RedisLockEngine implements AutoCloseable {
 				this.scripts.releaseBySource(key, owner);
 				// Its message names an owner of this JVM, which wakes no local waiter by
 				// itself.
-				this.subscriptions.releasedHere(this.keys.releaseChannel(key), 0, 0);
+				this.subscriptions.releasedHere(this.keys.releaseChannel(key), false, 0);
 			}
 			else {
 				this.scripts.release(kind, key, owner, 0);
@@ -436,9 +436,9 @@ public final class RedisLockEngine implements AutoCloseable {
 		}
 		this.holds.remove(holdKey(kind, hold.key()), hold);
 		this.watchdog.unwatch(lease);
-		long receivers;
+		long outcome;
 		try {
-			receivers = this.scripts.release(kind, hold.key(), lease.owner(),
+			outcome = this.scripts.release(kind, hold.key(), lease.owner(),
 					(hold.handoffs() > 0) ? hold.fencingToken() : 0);
 		}
 		catch (RuntimeException ex) {
@@ -446,10 +446,10 @@ public final class RedisLockEngine implements AutoCloseable {
 			observeRelease(hold, ReleaseOutcome.FAILED, failure);
 			throw failure;
 		}
-		if (receivers >= 0 && kind == LockKind.EXCLUSIVE) {
-			this.subscriptions.releasedHere(channel, receivers, YIELD_NANOS);
+		if (outcome >= 0 && kind == LockKind.EXCLUSIVE) {
+			this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
 		}
-		if (receivers < 0 || lease.isLost()) {
+		if (outcome < 0 || lease.isLost()) {
 			boolean found = lease.markLost();
 			LockLostException lost = new LockLostException(hold.key(), hold.fencingToken());
 			if (found && this.observer != null) {

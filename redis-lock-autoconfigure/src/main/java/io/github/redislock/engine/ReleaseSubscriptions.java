@@ -47,11 +47,19 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>Yielding to other JVMs.</b> A thread that releases a lock and at once asks for it
  * again would nearly always beat a waiter of another JVM, which must first receive the
- * release message. So when the release message reached subscribers beyond this JVM, the
- * threads of this JVM leave the lock alone until a release by another JVM arrives (each
- * release message names its owner, whose token begins with its JVM's instance id), or for
- * a bounded time if none does, and the waiter elsewhere gets its turn. Expired windows
- * are dropped by {@link #sweep}.
+ * release message. So when a thread of another JVM waits (the acquire script notes each
+ * JVM it refuses, and the release script reports whether one other than the releaser's
+ * was refused since the last release), the threads of this JVM leave the lock alone until
+ * a release by another JVM arrives (each release message names its owner, whose token
+ * begins with its JVM's instance id), or for a bounded time if none does, and the waiter
+ * elsewhere gets its turn. A JVM that merely stays subscribed after its waiters left
+ * triggers no yield. Expired windows are dropped by {@link #sweep}.
+ *
+ * <p>
+ * <b>Fair and read/write locks.</b> Their release messages begin with a marker: a fair
+ * lock's names the one waiter next in its queue ({@code >} and its owner token), whom
+ * only its own JVM wakes; a read/write lock's wakes every waiter ({@code *}), since
+ * several readers may get in together. Neither hands over nor yields.
  *
  * <p>
  * <b>Lost messages.</b> Pub/sub delivers at most once. When the connection drops, Lettuce
@@ -235,15 +243,16 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	}
 
 	/**
-	 * Called by a thread of this JVM that released a lock through Redis. When the release
-	 * message reached other JVMs, their waiters get the lock first: this JVM's threads
-	 * yield until another JVM releases it, or for the given time at most. One local
-	 * waiter is woken either way: it tries at once, or when the yield window ends if no
-	 * other JVM took the lock meanwhile.
-	 * @param receivers how many subscribers the release message reached
+	 * Called by a thread of this JVM that released a lock through Redis. When a thread of
+	 * another JVM waits for it (Redis refused it the lock since the last release), the
+	 * waiters there get the lock first: this JVM's threads yield until another JVM
+	 * releases it, or for the given time at most. One local waiter is woken either way:
+	 * it tries at once, or when the yield window ends if no other JVM took the lock
+	 * meanwhile.
+	 * @param othersWait whether a thread of another JVM waits for the lock
 	 */
-	void releasedHere(String channel, long receivers, long yieldNanos) {
-		if (receivers > (isSubscribed(channel) ? 1 : 0)) {
+	void releasedHere(String channel, boolean othersWait, long yieldNanos) {
+		if (othersWait) {
 			this.yields.put(channel, System.nanoTime() + yieldNanos);
 		}
 		signalOne(channel);

@@ -1,9 +1,11 @@
 -- Grants the lock when it is free, with a fencing token greater than every earlier grant.
 -- KEYS[1]  the lock key; its value is the owner token of the holder
 -- KEYS[2]  the fence key; the last fencing token granted for this lock, kept for a while after release
+-- KEYS[3]  the contenders: instance ids of the JVMs whose threads were refused since the last release
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  how long the fence key outlives a grant, in milliseconds
+-- ARGV[4]  instance id of the caller's JVM
 -- Reply:   {1, token} when granted; {0, pttl} when held by another, pttl being the holder's lease left in
 --          milliseconds (-1 when the key has no expiry, which only a hand-made key has)
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -18,4 +20,8 @@ if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 	redis.call('set', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
 	return {1, token}
 end
-return {0, redis.call('pttl', KEYS[1])}
+-- Refused: note the JVM, so that the holder's JVM, releasing, knows whether another JVM waits.
+local left = redis.call('pttl', KEYS[1])
+redis.call('sadd', KEYS[3], ARGV[4])
+redis.call('pexpire', KEYS[3], (left > 0) and left or 1000)
+return {0, left}
