@@ -36,6 +36,9 @@ final class LockScripts {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> ACQUIRE = script("acquire.lua", List.class);
 
+	/** Digest of the acquire script, for asynchronous acquisitions. */
+	static final String ACQUIRE_DIGEST = ACQUIRE.getSha1();
+
 	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
 
 	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
@@ -160,7 +163,7 @@ final class LockScripts {
 		return (kind == LockKind.READ) ? "read" : "write";
 	}
 
-	private static Attempt attempt(List<?> reply) {
+	static Attempt attempt(List<?> reply) {
 		long value = ((Number) reply.get(1)).longValue();
 		return (((Number) reply.get(0)).longValue() == 1) ? Attempt.granted(value) : Attempt.heldFor(value);
 	}
@@ -223,7 +226,7 @@ final class LockScripts {
 	}
 
 	/** The instance id an owner token begins with: its JVM's. */
-	private static String instanceOf(String owner) {
+	static String instanceOf(String owner) {
 		int separator = owner.lastIndexOf(':');
 		return (separator > 0) ? owner.substring(0, separator) : owner;
 	}

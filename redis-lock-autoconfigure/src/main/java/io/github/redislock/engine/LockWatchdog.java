@@ -71,7 +71,9 @@ final class LockWatchdog implements AutoCloseable {
 	}
 
 	void watch(LockLease lease) {
-		this.lastRenewed.put(lease, System.nanoTime());
+		// The lease runs from when the grant was requested, not from when its answer
+		// arrived: a slow answer leaves less of it, and the first renewal comes sooner.
+		this.lastRenewed.put(lease, lease.expiresAtNanos() - TimeUnit.MILLISECONDS.toNanos(lease.leaseMillis()));
 	}
 
 	void unwatch(LockLease lease) {

@@ -1,6 +1,9 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -18,6 +21,7 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.engine.LockObserver.AcquireOutcome;
 import io.github.redislock.engine.LockObserver.ReleaseOutcome;
 import io.github.redislock.engine.LockScripts.Attempt;
+import io.github.redislock.engine.ReleaseSubscriptions.EagerAcquisition;
 import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
 
 /**
@@ -52,6 +56,9 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	private static final long YIELD_NANOS = 50_000_000;
 
+	/** How soon a waiter tries again when its lock's cluster slot is being migrated. */
+	private static final long MIGRATION_RETRY_MILLIS = 50;
+
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
 
@@ -66,6 +73,8 @@ public final class RedisLockEngine implements AutoCloseable {
 	private final ReleaseSubscriptions subscriptions;
 
 	private final LockWatchdog watchdog;
+
+	private final AsyncAcquirer asyncAcquirer;
 
 	/** The hold of each lock this JVM holds now, for reentrancy and diagnostics. */
 	private final ConcurrentHashMap<String, LockHold> holds = new ConcurrentHashMap<>();
@@ -99,6 +108,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.observer = (observer != null) ? new GuardedLockObserver(observer) : null;
 		this.keys = new LockKeys(options.keyPrefix());
 		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
+		this.asyncAcquirer = new AsyncAcquirer(connectionFactory, this.keys, LockScripts.ACQUIRE_DIGEST);
 		this.scripts = new LockScripts(connectionFactory, this.keys, messaging);
 		String controlChannel = this.keys.controlChannel();
 		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
@@ -247,7 +257,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		Waiter waiter;
 		try {
 			waiter = this.subscriptions.join(channel, exclusive && acquisition.renewed(), acquisition.reentrant(),
-					acquisition.owner());
+					acquisition.owner(), eagerAcquisition(acquisition));
 		}
 		catch (RuntimeException ex) {
 			throw new LockAccessException(acquisition.key(), "wait for", ex);
@@ -344,15 +354,47 @@ public final class RedisLockEngine implements AutoCloseable {
 					: attempt.holderLeaseMillis() * 1_000_000;
 			return new Outcome(null, holderLeft);
 		}
+		return new Outcome(grant(acquisition, attempt, Thread.currentThread(), sentAt), 0);
+	}
+
+	/** Record a grant as the hold of the given thread. */
+	private LockHold grant(Acquisition acquisition, Attempt attempt, Thread thread, long sentAt) {
 		LockLease lease = new LockLease(acquisition.kind(), acquisition.key(), acquisition.owner(),
 				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
-		LockHold hold = new LockHold(lease, attempt.fencingToken(),
-				acquisition.reentrant() ? Thread.currentThread() : null, 0);
+		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null, 0);
 		this.holds.put(holdKey(acquisition.kind(), acquisition.key()), hold);
 		if (lease.isRenewed()) {
 			this.watchdog.watch(lease);
 		}
-		return new Outcome(hold, 0);
+		return hold;
+	}
+
+	/**
+	 * The acquisition that the thread receiving a release message sends for a waiting
+	 * exclusive lock; none with {@code minReplicas}, whose {@code WAIT} must follow the
+	 * grant on its connection.
+	 */
+	private @Nullable EagerAcquisition eagerAcquisition(Acquisition acquisition) {
+		if (acquisition.kind() != LockKind.EXCLUSIVE || this.options.minReplicas() > 0) {
+			return null;
+		}
+		return new EagerAcquisition() {
+
+			@Override
+			public CompletionStage<@Nullable LockHold> start(Thread thread) {
+				long sentAt = System.nanoTime();
+				return RedisLockEngine.this.asyncAcquirer
+					.acquire(acquisition.key(), acquisition.owner(), acquisition.leaseMillis())
+					.thenApply((attempt) -> attempt.granted() ? grant(acquisition, attempt, thread, sentAt) : null);
+			}
+
+			@Override
+			public void undelivered(LockHold hold) {
+				// Not on the Redis client's thread, which must stay free to answer.
+				RedisLockEngine.this.watchdog.execute(() -> releaseQuietly(hold));
+			}
+
+		};
 	}
 
 	private Attempt attempt(Acquisition acquisition) {
@@ -366,6 +408,11 @@ public final class RedisLockEngine implements AutoCloseable {
 					this.options.replicationTimeout().toMillis()) : runAcquire(acquisition);
 		}
 		catch (RuntimeException ex) {
+			if (isSlotMigrating(ex)) {
+				// The script did not run: its slot is being moved between cluster nodes.
+				// Not granted; a waiter tries again shortly.
+				return Attempt.heldFor(MIGRATION_RETRY_MILLIS);
+			}
 			// Redis may have run the script before failing to answer: release what it may
 			// have granted, in the background and owner-checked, so nothing stays locked
 			// for a lease.
@@ -379,6 +426,20 @@ public final class RedisLockEngine implements AutoCloseable {
 					this.options.replicationTimeout());
 		}
 		return attempt;
+	}
+
+	/**
+	 * Whether Redis refused a script because its keys' slot is being migrated and not all
+	 * of them have moved yet ({@code TRYAGAIN}).
+	 */
+	private static boolean isSlotMigrating(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.startsWith("TRYAGAIN")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private Attempt runAcquire(Acquisition acquisition) {
@@ -438,8 +499,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.watchdog.unwatch(lease);
 		long outcome;
 		try {
-			outcome = this.scripts.release(kind, hold.key(), lease.owner(),
-					(hold.handoffs() > 0) ? hold.fencingToken() : 0);
+			outcome = releaseInRedis(kind, hold);
 		}
 		catch (RuntimeException ex) {
 			LockAccessException failure = new LockAccessException(hold.key(), "release", ex);
@@ -459,6 +519,26 @@ public final class RedisLockEngine implements AutoCloseable {
 			throw lost;
 		}
 		observeRelease(hold, ReleaseOutcome.RELEASED, null);
+	}
+
+	/**
+	 * Run the release script, again for a while if the lock's cluster slot is being
+	 * migrated: the lock would otherwise stay held until its lease ends.
+	 */
+	private long releaseInRedis(LockKind kind, LockHold hold) {
+		long lastToken = (hold.handoffs() > 0) ? hold.fencingToken() : 0;
+		long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+		while (true) {
+			try {
+				return this.scripts.release(kind, hold.key(), hold.lease().owner(), lastToken);
+			}
+			catch (RuntimeException ex) {
+				if (!isSlotMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
+					throw ex;
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(MIGRATION_RETRY_MILLIS));
+			}
+		}
 	}
 
 	private void observeRelease(LockHold hold, ReleaseOutcome outcome, @Nullable Throwable failure) {
@@ -542,6 +622,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	public void close() {
 		this.watchdog.close();
 		this.subscriptions.close();
+		this.asyncAcquirer.close();
 	}
 
 	/**

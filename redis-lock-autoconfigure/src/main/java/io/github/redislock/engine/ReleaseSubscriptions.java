@@ -3,6 +3,7 @@ package io.github.redislock.engine;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -125,8 +126,9 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * @throws RuntimeException from the Redis client when subscribing failed; nothing is
 	 * left queued then
 	 */
-	Waiter join(String channel, boolean acceptsHandoff, boolean reentrant, String owner) {
-		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff, reentrant, owner);
+	Waiter join(String channel, boolean acceptsHandoff, boolean reentrant, String owner,
+			@Nullable EagerAcquisition eager) {
+		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff, reentrant, owner, eager);
 		this.channels.compute(channel, (name, waiters) -> {
 			if (waiters == null) {
 				subscriber().subscribe(name);
@@ -239,7 +241,10 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		}
 		// Another JVM had its turn: this one yields no longer.
 		this.yields.remove(channel);
-		signalOne(channel);
+		ChannelWaiters waiters = this.channels.get(channel);
+		if (waiters != null) {
+			waiters.wakeOne();
+		}
 	}
 
 	/**
@@ -325,6 +330,23 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		return body.length >= prefix.length && Arrays.equals(body, 0, prefix.length, prefix, 0, prefix.length);
 	}
 
+	/**
+	 * An acquisition that the thread receiving a release message can send for a waiter.
+	 */
+	interface EagerAcquisition {
+
+		/**
+		 * Send the acquisition for the waiter's thread.
+		 * @return the hold when granted, already recorded by the engine; {@code null}
+		 * when refused; failed when Redis failed (the waiter then tries by itself)
+		 */
+		CompletionStage<@Nullable LockHold> start(Thread thread);
+
+		/** Release a grant whose waiter left before it arrived. */
+		void undelivered(LockHold hold);
+
+	}
+
 	/** A waiting thread; its signal is a flag plus an unpark. */
 	static final class Waiter {
 
@@ -342,11 +364,28 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 		private volatile boolean signalled;
 
-		Waiter(Thread thread, boolean acceptsHandoff, boolean reentrant, String owner) {
+		/**
+		 * Sends the waiter's acquisition from the thread that received a release, or
+		 * {@code null} when the waiter must try by itself.
+		 */
+		private final @Nullable EagerAcquisition eager;
+
+		Waiter(Thread thread, boolean acceptsHandoff, boolean reentrant, String owner,
+				@Nullable EagerAcquisition eager) {
 			this.thread = thread;
 			this.acceptsHandoff = acceptsHandoff;
 			this.reentrant = reentrant;
 			this.owner = owner;
+			this.eager = eager;
+		}
+
+		/** Mark the waiter as woken without waking its thread yet. */
+		void claim() {
+			this.signalled = true;
+		}
+
+		Thread thread() {
+			return this.thread;
 		}
 
 		/** The hold handed to this waiter, if any, now owned by the caller. */
@@ -412,6 +451,46 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 					return;
 				}
 			}
+		}
+
+		/**
+		 * Wake the first waiter not yet woken. One that can be acquired for eagerly is
+		 * claimed instead, its acquisition sent from this thread, and its thread woken
+		 * when the answer arrives, holding the grant if there is one.
+		 */
+		void wakeOne() {
+			Waiter claimed;
+			synchronized (this) {
+				claimed = null;
+				for (Waiter waiter : this.queue) {
+					if (!waiter.isSignalled()) {
+						if (waiter.eager == null) {
+							waiter.signal();
+							return;
+						}
+						waiter.claim();
+						claimed = waiter;
+						break;
+					}
+				}
+			}
+			if (claimed != null) {
+				Waiter waiter = claimed;
+				waiter.eager.start(waiter.thread).whenComplete((hold, ex) -> {
+					if (hold != null && !deliver(waiter, hold)) {
+						waiter.eager.undelivered(hold);
+					}
+					waiter.signal();
+				});
+			}
+		}
+
+		/** Give a grant to a waiter that is still queued. */
+		private synchronized boolean deliver(Waiter waiter, LockHold hold) {
+			if (!this.queue.contains(waiter) || !waiter.handoff.compareAndSet(null, hold)) {
+				return false;
+			}
+			return true;
 		}
 
 		synchronized void signalOwner(String owner) {

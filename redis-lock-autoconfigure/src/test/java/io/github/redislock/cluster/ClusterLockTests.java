@@ -1,0 +1,346 @@
+package io.github.redislock.cluster;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockOptions;
+import io.github.redislock.LockRequest;
+import io.github.redislock.LockTemplate;
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisCluster;
+import io.github.redislock.test.RedisErrorReplyException;
+import io.github.redislock.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The lock's contract on a Redis Cluster of three primaries and three replicas, reached
+ * through Spring Data Redis' cluster configuration: exclusion between two nodes,
+ * reentrancy, owner-only release, waiters woken by release messages, fixed and renewed
+ * leases, lock loss and fencing tokens. Each test uses one lock on each primary, so each
+ * behaviour is shown for every primary and for release messages that must cross the
+ * cluster bus to reach the subscribed node.
+ */
+class ClusterLockTests {
+
+	private static final Duration LEASE = Duration.ofMillis(900);
+
+	private static final Duration RENEW_INTERVAL = Duration.ofMillis(300);
+
+	private static RedisCluster cluster;
+
+	/** One lock name per primary. */
+	private static List<String> names;
+
+	private ClusterLocks locks;
+
+	private LockTemplate template;
+
+	private LockTemplate otherNode;
+
+	private final String waiterThreads = "cluster-lock-tests-" + System.nanoTime() + "-";
+
+	private final ExecutorService executor = ClusterLocks.executor(this.waiterThreads);
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start();
+		names = ClusterLocks.namesOnEveryPrimary(cluster, "order", 1);
+	}
+
+	@AfterAll
+	static void closeCluster() {
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.locks = new ClusterLocks(cluster);
+		this.locks.flush();
+		this.template = this.locks.template();
+		this.otherNode = this.locks.template();
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.executor.shutdownNow();
+		this.executor.awaitTermination(10, TimeUnit.SECONDS);
+		this.locks.close();
+	}
+
+	/** The names the other tests use hit all three primaries, by the server's hashing. */
+	@Test
+	void lockNamesOfTheseTestsHitEveryPrimary() {
+		Set<RedisServer> primaries = new HashSet<>();
+		for (String name : names) {
+			try (RedisCli cli = cluster.nodes().get(0).cli()) {
+				assertThat(cli.command("CLUSTER", "KEYSLOT", ClusterLocks.lockKey(name))).as(name)
+					.isEqualTo((long) ClusterLocks.slotOf(name));
+			}
+			primaries.add(this.locks.primaryOf(name));
+		}
+		assertThat(primaries).hasSize(3).containsExactlyInAnyOrderElementsOf(cluster.primaries());
+	}
+
+	/**
+	 * The keys of a lock share its hash tag, so they all live on the primary of its slot
+	 * and one script can touch them; no other primary has them.
+	 */
+	@Test
+	void everyKeyOfALockLivesOnThePrimaryOfItsSlot() {
+		for (String name : names) {
+			RedisServer primary = this.locks.primaryOf(name);
+			try (LockHandle handle = this.template.lock(name)) {
+				try (RedisCli cli = primary.cli()) {
+					assertThat(cli.get(ClusterLocks.lockKey(name))).as(name).isNotNull();
+					assertThat(cli.get(ClusterLocks.fenceKey(name))).isEqualTo(Long.toString(handle.fencingToken()));
+				}
+				for (RedisServer other : cluster.primaries()) {
+					if (!other.equals(primary)) {
+						try (RedisCli cli = other.cli()) {
+							assertThatExceptionOfType(RedisErrorReplyException.class)
+								.isThrownBy(() -> cli.get(ClusterLocks.lockKey(name)))
+								.satisfies((ex) -> assertThat(ex.getError()).startsWith("MOVED"));
+						}
+					}
+				}
+			}
+			try (RedisCli cli = primary.cli()) {
+				assertThat(cli.get(ClusterLocks.lockKey(name))).isNull();
+			}
+		}
+	}
+
+	/** A held lock excludes the other node and other threads of its own node. */
+	@Test
+	void heldLockExcludesTheOtherNodeAndOtherThreads() throws Exception {
+		for (String name : names) {
+			try (LockHandle handle = this.template.lock(name)) {
+				assertThat(this.otherNode.tryLock(name, Duration.ZERO)).as(name).isEmpty();
+				Optional<LockHandle> fromOtherThread = CompletableFuture
+					.supplyAsync(() -> this.template.tryLock(name, Duration.ZERO), this.executor)
+					.get(5, TimeUnit.SECONDS);
+				assertThat(fromOtherThread).isEmpty();
+				assertThat(handle.isHeld()).isTrue();
+			}
+			Optional<LockHandle> afterRelease = this.otherNode.tryLock(name, Duration.ZERO);
+			assertThat(afterRelease).as(name).isPresent();
+			afterRelease.get().close();
+		}
+	}
+
+	/** A reentrant acquisition shares the grant; only the outermost close releases it. */
+	@Test
+	void reentrantLockIsReleasedInRedisOnlyByTheOutermostClose() {
+		for (String name : names) {
+			LockHandle outer = this.template.lock(name);
+			LockHandle inner = this.template.lock(name);
+			assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+			inner.close();
+			assertThat(inner.isHeld()).isFalse();
+			assertThat(outer.isHeld()).isTrue();
+			assertThat(this.otherNode.tryLock(name, Duration.ZERO)).as(name).isEmpty();
+			outer.close();
+			Optional<LockHandle> afterRelease = this.otherNode.tryLock(name, Duration.ZERO);
+			assertThat(afterRelease).as(name).isPresent();
+			afterRelease.get().close();
+		}
+	}
+
+	/**
+	 * A holder whose lock was taken over cannot release the new holder's lock: its close
+	 * reports the loss and the other node keeps the lock.
+	 */
+	@Test
+	void closingAHandleWhoseLockWasTakenOverLeavesTheNewHolderAlone() {
+		for (String name : names) {
+			LockHandle mine = this.template.lock(name);
+			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
+				cli.command("DEL", ClusterLocks.lockKey(name));
+				LockHandle theirs = this.otherNode.lock(name);
+				String theirOwner = cli.get(ClusterLocks.lockKey(name));
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(mine::close)
+					.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo(name));
+				assertThat(theirs.isHeld()).isTrue();
+				assertThat(cli.get(ClusterLocks.lockKey(name))).as(name).isNotNull().isEqualTo(theirOwner);
+				theirs.close();
+				assertThat(cli.get(ClusterLocks.lockKey(name))).isNull();
+			}
+		}
+	}
+
+	/**
+	 * Waiters on the other node sleep on a subscription that a release on any primary
+	 * reaches (sharded on the lock's primary, or plain anywhere and carried by the
+	 * cluster bus): each is woken well within a second or two, when the holder's 30 s
+	 * lease would have kept it asleep for its whole 20 s wait.
+	 */
+	@Test
+	void waitersOnTheOtherNodeAreWokenByReleaseMessagesFromEveryPrimary() throws Exception {
+		List<LockHandle> held = new ArrayList<>();
+		List<CompletableFuture<LockHandle>> waiters = new ArrayList<>();
+		for (String name : names) {
+			held.add(this.template.lock(name));
+			LockRequest request = LockRequest.of(name).waitTime(Duration.ofSeconds(20));
+			waiters.add(CompletableFuture.supplyAsync(() -> this.otherNode.lock(request), this.executor));
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.otherNode.engine().subscribedChannelCount() == names.size()
+					&& ClusterLocks.parkedWaiters(this.waiterThreads) == names.size());
+		assertReleaseChannelsAreSubscribedWhereReleasesReachThem(names);
+		for (int i = 0; i < names.size(); i++) {
+			assertThat(waiters.get(i)).as(names.get(i)).isNotDone();
+			long releasedAt = System.nanoTime();
+			held.get(i).close();
+			LockHandle granted = waiters.get(i).get(5, TimeUnit.SECONDS);
+			assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).as(names.get(i))
+				.isLessThan(Duration.ofSeconds(3));
+			assertThat(granted.isHeld()).isTrue();
+			assertThat(granted.fencingToken()).isGreaterThan(held.get(i).fencingToken());
+			granted.close();
+		}
+	}
+
+	/** A fixed lease runs out on every primary; the holder learns it lost the lock. */
+	@Test
+	void fixedLeaseRunsOutAndItsHolderLearnsItWasLost() {
+		for (String name : names) {
+			LockHandle handle = this.template.lock(LockRequest.of(name).leaseTime(Duration.ofMillis(400)));
+			assertThat(this.template.engine().renewedCount()).isZero();
+			long start = System.nanoTime();
+			try (LockHandle next = this.otherNode.lock(LockRequest.of(name).waitTime(Duration.ofSeconds(5)))) {
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as(name)
+					.isBetween(Duration.ofMillis(200), Duration.ofSeconds(3));
+				assertThat(next.fencingToken()).isGreaterThan(handle.fencingToken());
+			}
+			assertThat(handle.isHeld()).isFalse();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
+		}
+	}
+
+	/** The watchdog renews locks on all three primaries past several of their leases. */
+	@Test
+	void watchdogKeepsLocksOnEveryPrimaryPastTheirLease() {
+		LockTemplate renewing = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
+		List<LockHandle> handles = names.stream().map(renewing::lock).toList();
+		long start = System.nanoTime();
+		await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos());
+		for (int i = 0; i < names.size(); i++) {
+			String name = names.get(i);
+			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
+				assertThat(cli.pttl(ClusterLocks.lockKey(name))).as(name).isBetween(1L, LEASE.toMillis());
+			}
+			assertThat(handles.get(i).isHeld()).isTrue();
+			assertThat(this.otherNode.tryLock(name, Duration.ZERO)).isEmpty();
+		}
+		assertThat(renewing.engine().renewedCount()).isEqualTo(names.size());
+		handles.forEach(LockHandle::close);
+		assertThat(renewing.engine().renewedCount()).isZero();
+		for (String name : names) {
+			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
+				assertThat(cli.get(ClusterLocks.lockKey(name))).isNull();
+			}
+		}
+	}
+
+	/**
+	 * A lock whose key is deleted behind its holder's back is found lost by the watchdog
+	 * within two renewal intervals; closing it then throws.
+	 */
+	@Test
+	void holderLearnsOfLossWhenItsKeyIsDeleted() {
+		LockTemplate renewing = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
+		for (String name : names) {
+			LockHandle handle = renewing.lock(name);
+			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
+				assertThat(cli.command("DEL", ClusterLocks.lockKey(name))).isEqualTo(1L);
+			}
+			await().atMost(RENEW_INTERVAL.multipliedBy(2)).until(() -> !handle.isHeld());
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
+				.satisfies((ex) -> assertThat(ex.getFencingToken()).isEqualTo(handle.fencingToken()));
+			assertThat(renewing.engine().renewedCount()).isZero();
+		}
+	}
+
+	/** Every grant of a lock carries a greater fencing token, whichever node takes it. */
+	@Test
+	void fencingTokensIncreaseWithEveryGrantAcrossNodes() {
+		for (String name : names) {
+			long previous = 0;
+			for (int i = 0; i < 40; i++) {
+				LockTemplate node = (i % 2 == 0) ? this.template : this.otherNode;
+				try (LockHandle handle = node.lock(name)) {
+					assertThat(handle.fencingToken()).as(name).isGreaterThan(previous);
+					previous = handle.fencingToken();
+				}
+			}
+		}
+	}
+
+	/**
+	 * Asserts where the waiters' release channels are subscribed: with sharded pub/sub,
+	 * each on the primary that serves its lock, the only node its release is published
+	 * on; with plain pub/sub, all of them on one node, which is not the primary of every
+	 * lock, so that some releases must cross the cluster bus to wake their waiter.
+	 */
+	private void assertReleaseChannelsAreSubscribedWhereReleasesReachThem(List<String> names) {
+		Map<String, Set<RedisServer>> plain = new HashMap<>();
+		Map<String, Set<RedisServer>> sharded = new HashMap<>();
+		for (RedisServer node : cluster.nodes()) {
+			try (RedisCli cli = node.cli()) {
+				for (String name : names) {
+					String channel = ClusterLocks.releaseChannel(name);
+					if (subscribers(cli, "NUMSUB", channel) > 0) {
+						plain.computeIfAbsent(name, (key) -> new HashSet<>()).add(node);
+					}
+					if (subscribers(cli, "SHARDNUMSUB", channel) > 0) {
+						sharded.computeIfAbsent(name, (key) -> new HashSet<>()).add(node);
+					}
+				}
+			}
+		}
+		if (!sharded.isEmpty()) {
+			assertThat(plain).as("channels subscribed with plain pub/sub besides sharded").isEmpty();
+			for (String name : names) {
+				assertThat(sharded.get(name)).as("nodes where %s is subscribed", name)
+					.containsExactly(this.locks.primaryOf(name));
+			}
+			return;
+		}
+		Set<RedisServer> subscribed = new HashSet<>();
+		for (String name : names) {
+			assertThat(plain.get(name)).as("nodes where %s is subscribed", name).hasSize(1);
+			subscribed.addAll(plain.get(name));
+		}
+		assertThat(subscribed).as("nodes holding the subscription").hasSize(1);
+		assertThat(names).as("locks whose primary is not the subscribed node")
+			.anyMatch((name) -> !subscribed.contains(this.locks.primaryOf(name)));
+	}
+
+	private static long subscribers(RedisCli cli, String subcommand, String channel) {
+		List<?> reply = (List<?>) cli.command("PUBSUB", subcommand, channel);
+		return (Long) reply.get(1);
+	}
+
+}

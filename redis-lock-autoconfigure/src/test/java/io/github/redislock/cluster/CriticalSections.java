@@ -1,0 +1,159 @@
+package io.github.redislock.cluster;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+/**
+ * Records the critical sections run under each lock, from the moment the lock was granted
+ * to the moment its holder began to release it, so that a test can tell whether two
+ * holders of one lock ever overlapped. All nodes of a test live in one JVM, so one clock
+ * orders every section. A gauge of the threads inside each lock catches an overlap as it
+ * happens; the recorded intervals allow leaving out the grants later reported lost.
+ */
+final class CriticalSections {
+
+	private final Map<String, AtomicInteger> inside = new ConcurrentHashMap<>();
+
+	private final Map<String, AtomicInteger> maxInside = new ConcurrentHashMap<>();
+
+	private final ConcurrentLinkedQueue<Section> sections = new ConcurrentLinkedQueue<>();
+
+	/** Called by a holder right after it was granted the lock. */
+	Section enter(String key, Object node, long fencingToken) {
+		int now = this.inside.computeIfAbsent(key, (name) -> new AtomicInteger()).incrementAndGet();
+		this.maxInside.computeIfAbsent(key, (name) -> new AtomicInteger()).accumulateAndGet(now, Math::max);
+		return new Section(key, node, fencingToken, System.nanoTime());
+	}
+
+	/** Called by the holder before it releases the lock. */
+	void exit(Section section) {
+		section.endNanos = System.nanoTime();
+		this.inside.get(section.key).decrementAndGet();
+		this.sections.add(section);
+	}
+
+	/** How many threads were inside the lock's sections at once, at most. */
+	int maxInside(String key) {
+		AtomicInteger max = this.maxInside.get(key);
+		return (max != null) ? max.get() : 0;
+	}
+
+	/** How many sections of the lock were completed. */
+	long entries(String key) {
+		return this.sections.stream().filter((section) -> section.key.equals(key)).count();
+	}
+
+	/** How many sections of the lock began after the given time. */
+	long entriesSince(String key, long nanos) {
+		return this.sections.stream()
+			.filter((section) -> section.key.equals(key) && section.startNanos - nanos > 0)
+			.count();
+	}
+
+	/** How often the lock passed from a holder on one node to a holder on another. */
+	int nodeChanges(String key) {
+		List<Section> ordered = ofKey(key);
+		int changes = 0;
+		for (int i = 1; i < ordered.size(); i++) {
+			if (ordered.get(i).node != ordered.get(i - 1).node) {
+				changes++;
+			}
+		}
+		return changes;
+	}
+
+	/** How many sections ended with their grant reported lost. */
+	long lostCount() {
+		return this.sections.stream().filter((section) -> section.lost).count();
+	}
+
+	/**
+	 * Pairs of sections of one lock that overlapped in time, described.
+	 * @param includeLost whether sections whose grant was reported lost count
+	 */
+	List<String> overlaps(boolean includeLost) {
+		List<String> overlaps = new ArrayList<>();
+		for (String key : keys()) {
+			List<Section> ordered = ofKey(key).stream().filter((section) -> includeLost || !section.lost).toList();
+			for (int i = 0; i < ordered.size(); i++) {
+				Section first = ordered.get(i);
+				for (int j = i + 1; j < ordered.size() && ordered.get(j).startNanos < first.endNanos; j++) {
+					overlaps.add(first + " overlaps " + ordered.get(j));
+				}
+			}
+		}
+		return overlaps;
+	}
+
+	/**
+	 * Sections whose fencing token was not greater than their predecessor's, in the order
+	 * the sections of each lock began, described. Sections are never reentrant; a grant
+	 * handed between threads of a node carries a token of its own too.
+	 * @param includeLost whether sections whose grant was reported lost count
+	 */
+	List<String> tokenInversions(boolean includeLost) {
+		List<String> inversions = new ArrayList<>();
+		for (String key : keys()) {
+			List<Section> ordered = ofKey(key).stream().filter((section) -> includeLost || !section.lost).toList();
+			for (int i = 1; i < ordered.size(); i++) {
+				if (ordered.get(i).fencingToken <= ordered.get(i - 1).fencingToken) {
+					inversions.add(ordered.get(i - 1) + " then " + ordered.get(i));
+				}
+			}
+		}
+		return inversions;
+	}
+
+	private List<String> keys() {
+		return this.sections.stream().map((section) -> section.key).distinct().sorted().toList();
+	}
+
+	private List<Section> ofKey(String key) {
+		return this.sections.stream()
+			.filter((section) -> section.key.equals(key))
+			.sorted(Comparator.comparingLong((section) -> section.startNanos))
+			.collect(Collectors.toList());
+	}
+
+	/** One critical section: which lock, on which node, with which token, when. */
+	static final class Section {
+
+		private final String key;
+
+		private final Object node;
+
+		private final long fencingToken;
+
+		private final long startNanos;
+
+		private volatile long endNanos;
+
+		private volatile boolean lost;
+
+		private Section(String key, Object node, long fencingToken, long startNanos) {
+			this.key = key;
+			this.node = node;
+			this.fencingToken = fencingToken;
+			this.startNanos = startNanos;
+		}
+
+		/** Marks the grant as reported lost by its release. */
+		void lost() {
+			this.lost = true;
+		}
+
+		@Override
+		public String toString() {
+			return "[" + this.key + " token " + this.fencingToken + (this.lost ? " lost" : "") + " from "
+					+ this.startNanos + " to " + this.endNanos + "]";
+		}
+
+	}
+
+}
