@@ -27,6 +27,12 @@ final class Counter implements AutoCloseable {
 		this.commands = this.connection.sync();
 	}
 
+	/** Read the counter, as a reader under a read lock does. */
+	long read() {
+		String value = this.commands.get(KEY);
+		return (value != null) ? Long.parseLong(value) : 0;
+	}
+
 	void increment() {
 		String value = this.commands.get(KEY);
 		this.commands.set(KEY, Long.toString((value != null) ? Long.parseLong(value) + 1 : 1));

@@ -16,12 +16,15 @@ import org.jspecify.annotations.Nullable;
  * every JVM of the run agrees on, run through the warm-up without a pause, and count an
  * acquisition when it was granted within the measured window. Every acquisition, warm-up
  * included, increments the counter, so that the counter must end equal to their number.
+ * The lock is exclusive or fair.
  */
 final class HotKeyRun {
 
 	static final String KEY = "hot";
 
 	private final LockClient client;
+
+	private final boolean fair;
 
 	private final Counter counter;
 
@@ -41,9 +44,13 @@ final class HotKeyRun {
 
 	private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 
-	HotKeyRun(LockClient client, Counter counter, int threads, long startEpochMillis, Duration warmup,
-			Duration duration) {
+	HotKeyRun(LockClient client, LockClient.Kind kind, Counter counter, int threads, long startEpochMillis,
+			Duration warmup, Duration duration) {
+		if (kind == LockClient.Kind.READ_WRITE) {
+			throw new IllegalArgumentException("The hot key takes an exclusive or a fair lock, not " + kind);
+		}
 		this.client = client;
+		this.fair = kind == LockClient.Kind.FAIR;
 		this.counter = counter;
 		this.startNanos = System.nanoTime() + (startEpochMillis - System.currentTimeMillis()) * 1_000_000;
 		this.measureFromNanos = this.startNanos + warmup.toNanos();
@@ -79,7 +86,7 @@ final class HotKeyRun {
 			ScenarioContext.sleepUntil(this.startNanos);
 			while (true) {
 				long requested = System.nanoTime();
-				LockClient.Release release = this.client.acquire(KEY);
+				LockClient.Release release = this.fair ? this.client.acquireFair(KEY) : this.client.acquire(KEY);
 				long granted = System.nanoTime();
 				try {
 					this.counter.increment();

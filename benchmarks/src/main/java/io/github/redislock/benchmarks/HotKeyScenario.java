@@ -11,8 +11,8 @@ import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 
 /**
- * Threads take turns on one key; under the lock each reads and writes back a Redis
- * counter. With two JVMs, this process runs half of the threads and a
+ * Threads take turns on one key, exclusive or fair; under the lock each reads and writes
+ * back a Redis counter. With two JVMs, this process runs half of the threads and a
  * {@link HotKeyWorker} the other half; they start at a time this process publishes in
  * Redis once the worker is ready.
  */
@@ -31,20 +31,21 @@ final class HotKeyScenario {
 	private HotKeyScenario() {
 	}
 
-	static Figures run(ScenarioContext context, int jvms) throws Exception {
+	static Figures run(ScenarioContext context, int jvms, LockClient.Kind kind) throws Exception {
 		BenchmarkSettings settings = context.settings();
 		int threads = settings.hotKeyThreads() / jvms;
 		Path workerOutcome = Files.createTempFile("hot-key-worker", ".bin");
 		try (RedisCli cli = context.cli();
 				LockClient client = context.openClient();
 				Counter counter = new Counter(context.host(), context.port());
-				JavaProcess worker = (jvms > 1) ? startWorker(context, threads, workerOutcome) : null) {
+				JavaProcess worker = (jvms > 1) ? startWorker(context, threads, kind, workerOutcome) : null) {
 			cli.set(Counter.KEY, "0");
 			long startAt = System.currentTimeMillis() + 300;
 			cli.set(START_KEY, Long.toString(startAt));
-			HotKeyRun run = new HotKeyRun(client, counter, threads, startAt, settings.warmup(), settings.duration())
+			HotKeyRun run = new HotKeyRun(client, kind, counter, threads, startAt, settings.warmup(),
+					settings.duration())
 				.start();
-			Map<String, Double> clientShares = probe(context, cli, run);
+			Map<String, Double> clientShares = probe(context, cli, run.measureFromNanos());
 			RedisActivity redis = new RedisActivity(cli);
 			long cpu = run.measure(redis::start, redis::stop);
 			List<HotKeyRun.Outcome> outcomes = new ArrayList<>(List.of(run.join(cpu)));
@@ -70,21 +71,21 @@ final class HotKeyScenario {
 	 * workload clients send and which run in scripts, without slowing the measured
 	 * window.
 	 */
-	private static Map<String, Double> probe(ScenarioContext context, RedisCli cli, HotKeyRun run)
+	static Map<String, Double> probe(ScenarioContext context, RedisCli cli, long measureFromNanos)
 			throws InterruptedException {
 		long probeNanos = Math.min(PROBE.toNanos(), context.settings().warmup().toNanos() / 2);
-		ScenarioContext.sleepUntil(run.measureFromNanos() - probeNanos - MARGIN.toNanos());
+		ScenarioContext.sleepUntil(measureFromNanos - probeNanos - MARGIN.toNanos());
 		MonitorProbe probe = MonitorProbe.start(context.host(), context.port(), Counter.KEY);
-		ScenarioContext.sleepUntil(run.measureFromNanos() - MARGIN.toNanos());
+		ScenarioContext.sleepUntil(measureFromNanos - MARGIN.toNanos());
 		probe.finish(cli);
 		return probe.clientShares();
 	}
 
-	private static JavaProcess startWorker(ScenarioContext context, int threads, Path outcome) {
+	private static JavaProcess startWorker(ScenarioContext context, int threads, LockClient.Kind kind, Path outcome) {
 		try (RedisCli cli = context.cli()) {
 			cli.command("DEL", START_KEY);
 		}
-		List<String> arguments = new ArrayList<>(List.of(Integer.toString(threads), outcome.toString()));
+		List<String> arguments = new ArrayList<>(List.of(Integer.toString(threads), outcome.toString(), kind.name()));
 		arguments.addAll(context.toArguments());
 		JavaProcess worker = JavaProcess.start(HotKeyWorker.class, arguments.toArray(String[]::new));
 		worker.awaitOutput(HotKeyWorker.READY, WORKER_START_TIMEOUT);
@@ -99,6 +100,7 @@ final class HotKeyScenario {
 		long cpu = 0;
 		long minPerThread = Long.MAX_VALUE;
 		long maxPerThread = 0;
+		List<Long> perThread = new ArrayList<>();
 		List<String> perJvm = new ArrayList<>();
 		for (HotKeyRun.Outcome outcome : outcomes) {
 			waits.addAll(outcome.waits());
@@ -107,6 +109,7 @@ final class HotKeyScenario {
 			cpu += outcome.cpuNanos();
 			perJvm.add(Long.toString(outcome.measured()));
 			for (long count : outcome.perThread()) {
+				perThread.add(count);
 				minPerThread = Math.min(minPerThread, count);
 				maxPerThread = Math.max(maxPerThread, count);
 			}
@@ -119,11 +122,27 @@ final class HotKeyScenario {
 			.put("waitMaxMicros", waits.max() / 1e3)
 			.put("perThreadMin", minPerThread)
 			.put("perThreadMax", maxPerThread)
+			.put("perThreadSpread", spread(perThread))
 			.put("perJvm", String.join(" / ", perJvm))
 			.put("clientCpuMicros", cpu / 1e3);
 		// Each acquisition's critical section sent one GET and one SET of its own
 		commands.minus("get", measured).minus("set", measured).writeTo(figures);
 		return figures;
+	}
+
+	/**
+	 * How unevenly the threads shared the lock: the standard deviation of their
+	 * acquisitions over the mean, 0 when every thread got as many. Unlike the min–max
+	 * range it weighs every thread, so a run of 8 threads is compared with one of 4.
+	 */
+	static double spread(List<Long> perThread) {
+		double mean = perThread.stream().mapToLong(Long::longValue).average().orElse(0);
+		if (mean == 0) {
+			return 0;
+		}
+		double variance = perThread.stream().mapToDouble((count) -> (count - mean) * (count - mean)).sum()
+				/ perThread.size();
+		return Math.sqrt(variance) / mean;
 	}
 
 }

@@ -11,7 +11,8 @@ import io.github.redislock.test.RedisCli;
  * {@value #READY}, waits for the start time in Redis, runs its threads and writes what
  * they did to a file.
  * <p>
- * Arguments: threads, outcome file, then those of a {@link ScenarioContext}.
+ * Arguments: threads, outcome file, {@linkplain LockClient.Kind kind} of lock, then those
+ * of a {@link ScenarioContext}.
  */
 public final class HotKeyWorker {
 
@@ -24,7 +25,8 @@ public final class HotKeyWorker {
 		List<String> arguments = Arrays.asList(args);
 		int threads = Integer.parseInt(arguments.get(0));
 		Path outcome = Path.of(arguments.get(1));
-		ScenarioContext context = ScenarioContext.fromArguments(arguments.subList(2, arguments.size()));
+		LockClient.Kind kind = LockClient.Kind.valueOf(arguments.get(2));
+		ScenarioContext context = ScenarioContext.fromArguments(arguments.subList(3, arguments.size()));
 		try (Profiling profiling = Profiling.startIfEnabled(context, "hot-key-worker");
 				LockClient client = context.openClient();
 				Counter counter = new Counter(context.host(), context.port());
@@ -35,7 +37,7 @@ public final class HotKeyWorker {
 				Thread.sleep(2);
 			}
 			BenchmarkSettings settings = context.settings();
-			HotKeyRun run = new HotKeyRun(client, counter, threads, Long.parseLong(startAt), settings.warmup(),
+			HotKeyRun run = new HotKeyRun(client, kind, counter, threads, Long.parseLong(startAt), settings.warmup(),
 					settings.duration())
 				.start();
 			long cpu = run.measure(() -> {

@@ -1,21 +1,25 @@
 package io.github.redislock.benchmarks;
 
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.BiFunction;
 
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
+import io.github.redislock.benchmarks.LockClient.Kind;
+
 /**
- * The implementations under comparison, each in its default configuration.
+ * The implementations under comparison, each in its default configuration, and the kinds
+ * of lock each has.
  */
 enum Implementation {
 
 	/** This project's {@code LockTemplate}. */
-	REDIS_LOCK("redis-lock", RedisLockClient::new),
+	REDIS_LOCK("redis-lock", RedisLockClient::new, EnumSet.allOf(Kind.class)),
 
-	/** Redisson's {@code RLock}. */
-	REDISSON("Redisson RLock", RedissonLockClient::new),
+	/** Redisson's {@code RLock}, {@code RFairLock} and {@code RReadWriteLock}. */
+	REDISSON("Redisson RLock", RedissonLockClient::new, EnumSet.allOf(Kind.class)),
 
 	/** Spring Integration's {@code RedisLockRegistry} polling every 100 ms. */
 	SI_SPIN("Spring Integration SPIN_LOCK",
@@ -37,13 +41,40 @@ enum Implementation {
 
 	private final BiFunction<String, Integer, LockClient> factory;
 
+	private final Set<Kind> kinds;
+
 	Implementation(String title, BiFunction<String, Integer, LockClient> factory) {
+		this(title, factory, EnumSet.of(Kind.EXCLUSIVE));
+	}
+
+	Implementation(String title, BiFunction<String, Integer, LockClient> factory, Set<Kind> kinds) {
 		this.title = title;
 		this.factory = factory;
+		this.kinds = kinds;
 	}
 
 	String title() {
 		return this.title;
+	}
+
+	/**
+	 * The title of the implementation's lock of the given kind, where that lock has a
+	 * name of its own: {@code Redisson RFairLock}.
+	 */
+	String title(Kind kind) {
+		if (this == REDISSON) {
+			return switch (kind) {
+				case EXCLUSIVE -> this.title;
+				case FAIR -> "Redisson RFairLock";
+				case READ_WRITE -> "Redisson RReadWriteLock";
+			};
+		}
+		return this.title;
+	}
+
+	/** Whether the implementation has the given kind of lock. */
+	boolean supports(Kind kind) {
+		return this.kinds.contains(kind);
 	}
 
 	/** The name used on the command line, such as {@code si-pub-sub}. */

@@ -7,6 +7,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * One implementation's way to take and release a lock, as the scenarios see it: one
  * client per JVM, shared by its threads, used the way its documentation shows.
+ * <p>
+ * Every client takes exclusive locks. Fair and read/write locks are optional: a client
+ * that has them overrides their methods, and its {@link Implementation} lists the
+ * {@link Kind kinds}, so that the launcher leaves it out of scenarios it cannot run
+ * without opening it.
  */
 interface LockClient extends AutoCloseable {
 
@@ -26,6 +31,43 @@ interface LockClient extends AutoCloseable {
 		return acquire(key, null);
 	}
 
+	/**
+	 * Take the fair lock of the given name, first come first served, with the
+	 * implementation's default lease.
+	 * @param key the lock name
+	 * @return what releases the lock, to be called by the same thread
+	 * @throws UnsupportedOperationException if the implementation has no fair lock
+	 */
+	default Release acquireFair(String key) {
+		throw unsupported(Kind.FAIR);
+	}
+
+	/**
+	 * Take the read side of the read/write lock of the given name, with the
+	 * implementation's default lease.
+	 * @param key the lock name
+	 * @return what releases the lock, to be called by the same thread
+	 * @throws UnsupportedOperationException if the implementation has no read/write lock
+	 */
+	default Release acquireRead(String key) {
+		throw unsupported(Kind.READ_WRITE);
+	}
+
+	/**
+	 * Take the write side of the read/write lock of the given name, with the
+	 * implementation's default lease.
+	 * @param key the lock name
+	 * @return what releases the lock, to be called by the same thread
+	 * @throws UnsupportedOperationException if the implementation has no read/write lock
+	 */
+	default Release acquireWrite(String key) {
+		throw unsupported(Kind.READ_WRITE);
+	}
+
+	private UnsupportedOperationException unsupported(Kind kind) {
+		return new UnsupportedOperationException(getClass().getSimpleName() + " has no " + kind.description());
+	}
+
 	@Override
 	void close();
 
@@ -34,6 +76,32 @@ interface LockClient extends AutoCloseable {
 	interface Release {
 
 		void release();
+
+	}
+
+	/** The kinds of lock a scenario may need. */
+	enum Kind {
+
+		/** One holder at a time, whoever asks first when it is free: {@link #acquire}. */
+		EXCLUSIVE("exclusive lock"),
+
+		/** One holder at a time, in the order they asked: {@link #acquireFair}. */
+		FAIR("fair lock"),
+
+		/**
+		 * Many readers or one writer: {@link #acquireRead} and {@link #acquireWrite}.
+		 */
+		READ_WRITE("read/write lock");
+
+		private final String description;
+
+		Kind(String description) {
+			this.description = description;
+		}
+
+		String description() {
+			return this.description;
+		}
 
 	}
 

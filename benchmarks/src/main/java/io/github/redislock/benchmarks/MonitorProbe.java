@@ -29,7 +29,12 @@ final class MonitorProbe implements AutoCloseable {
 
 	private static final String END_MARKER = "redis-lock-benchmarks-monitor-end";
 
-	private static final Pattern QUOTED = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
+	/**
+	 * A quoted argument, escapes included. Runs of plain characters are matched in one
+	 * step: an alternation per character recurses once per character and overflows the
+	 * stack on a script's source sent with {@code EVAL}.
+	 */
+	private static final Pattern QUOTED = Pattern.compile("\"([^\"\\\\]*+(?:\\\\.[^\"\\\\]*+)*+)\"");
 
 	private final Socket socket;
 

@@ -14,7 +14,7 @@ import io.github.redislock.LockTemplate;
 
 /**
  * redis-lock: a {@link LockTemplate} with default options on a Lettuce connection
- * factory.
+ * factory, with every kind of lock it offers.
  */
 final class RedisLockClient implements LockClient {
 
@@ -31,8 +31,27 @@ final class RedisLockClient implements LockClient {
 
 	@Override
 	public Release acquire(String key, @Nullable Duration lease) {
-		LockRequest request = LockRequest.of(key).waitTime(WAIT_LIMIT);
-		LockHandle handle = this.template.lock((lease != null) ? request.leaseTime(lease) : request);
+		LockRequest request = LockRequest.of(key);
+		return lock((lease != null) ? request.leaseTime(lease) : request);
+	}
+
+	@Override
+	public Release acquireFair(String key) {
+		return lock(LockRequest.of(key).fair(true));
+	}
+
+	@Override
+	public Release acquireRead(String key) {
+		return lock(LockRequest.read(key));
+	}
+
+	@Override
+	public Release acquireWrite(String key) {
+		return lock(LockRequest.write(key));
+	}
+
+	private Release lock(LockRequest request) {
+		LockHandle handle = this.template.lock(request.waitTime(WAIT_LIMIT));
 		return handle::close;
 	}
 

@@ -10,8 +10,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Redisson: {@code RLock} from a client with the default single-server configuration (its
- * own Netty connections, watchdog renewal of a 30 second lease).
+ * Redisson: {@code RLock}, {@code RFairLock} and the two sides of {@code RReadWriteLock}
+ * from a client with the default single-server configuration (its own Netty connections,
+ * watchdog renewal of a 30 second lease).
  */
 final class RedissonLockClient implements LockClient {
 
@@ -25,16 +26,34 @@ final class RedissonLockClient implements LockClient {
 
 	@Override
 	public Release acquire(String key, @Nullable Duration lease) {
-		RLock lock = this.redisson.getLock(key);
+		return lock(this.redisson.getLock(key), lease);
+	}
+
+	@Override
+	public Release acquireFair(String key) {
+		return lock(this.redisson.getFairLock(key), null);
+	}
+
+	@Override
+	public Release acquireRead(String key) {
+		return lock(this.redisson.getReadWriteLock(key).readLock(), null);
+	}
+
+	@Override
+	public Release acquireWrite(String key) {
+		return lock(this.redisson.getReadWriteLock(key).writeLock(), null);
+	}
+
+	private Release lock(RLock lock, @Nullable Duration lease) {
 		try {
 			long leaseMillis = (lease != null) ? lease.toMillis() : -1;
 			if (!lock.tryLock(WAIT_LIMIT.toMillis(), leaseMillis, TimeUnit.MILLISECONDS)) {
-				throw new IllegalStateException("Redisson did not grant '" + key + "' within " + WAIT_LIMIT);
+				throw new IllegalStateException("Redisson did not grant '" + lock.getName() + "' within " + WAIT_LIMIT);
 			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting for '" + key + "'", ex);
+			throw new IllegalStateException("Interrupted while waiting for '" + lock.getName() + "'", ex);
 		}
 		return lock::unlock;
 	}

@@ -3,6 +3,7 @@ package io.github.redislock.benchmarks;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.ToDoubleFunction;
@@ -58,6 +59,20 @@ final class ResultsReport {
 				+ "SET; CPU is that of the lock client's JVMs (critical section included) and of redis-server.");
 		section(text, Scenario.HOT_KEY_TWO_JVMS, hotKey(Scenario.HOT_KEY_TWO_JVMS),
 				"The same, with 2 JVMs x " + (settings.hotKeyThreads() / 2) + " threads.");
+		section(text, Scenario.FAIR_HOT_KEY, hotKey(Scenario.FAIR_HOT_KEY),
+				"One hot key again, " + settings.hotKeyThreads() + " threads around the same GET and SET, under a "
+						+ "fair lock: waiters are granted in the order they asked, so that every thread should get "
+						+ "about as many operations. Spread is the standard deviation of operations per thread over "
+						+ "their mean." + skipped(Scenario.FAIR_HOT_KEY));
+		section(text, Scenario.FAIR_HOT_KEY_TWO_JVMS, hotKey(Scenario.FAIR_HOT_KEY_TWO_JVMS), "The same, with 2 JVMs x "
+				+ (settings.hotKeyThreads() / 2) + " threads." + skipped(Scenario.FAIR_HOT_KEY_TWO_JVMS));
+		section(text, Scenario.READ_WRITE, readWrite(), settings.hotKeyThreads() + " threads on one read/write lock; "
+				+ "each acquisition is a read (a GET of the counter under the read lock) or, one time in "
+				+ ReadWriteRun.WRITE_ONE_IN + " as drawn from a random sequence seeded per thread, a write (GET and "
+				+ "SET of the counter under the write lock). Lost writes are writes less the final counter; overlaps "
+				+ "are readers that found a writer inside, or writers that found another holder. Write waits show "
+				+ "whether writers starve behind the readers. Commands leave out the critical sections' GET and SET."
+				+ skipped(Scenario.READ_WRITE));
 		section(text, Scenario.WAITERS, waiters(), settings.waiters() + " threads wait on a key that another JVM "
 				+ "holds, then the holder releases and every waiter takes and releases the lock in turn: a round. "
 				+ "The first round runs cold, after uncontended locks only: CPU and Redis commands are measured over "
@@ -111,22 +126,35 @@ final class ResultsReport {
 		return table;
 	}
 
+	/**
+	 * A sentence naming the implementations left out of a scenario for want of its kind
+	 * of lock, or an empty string.
+	 */
+	private static String skipped(Scenario scenario) {
+		List<String> titles = scenario.skipped().stream().map(Implementation::title).toList();
+		if (titles.isEmpty()) {
+			return "";
+		}
+		return " " + String.join(", ", titles) + ((titles.size() > 1) ? " have" : " has") + " no "
+				+ scenario.kind().description() + " and " + ((titles.size() > 1) ? "are" : "is") + " skipped.";
+	}
+
 	private MarkdownTable hotKey(Scenario scenario) {
-		boolean twoJvms = scenario == Scenario.HOT_KEY_TWO_JVMS;
+		boolean twoJvms = scenario == Scenario.HOT_KEY_TWO_JVMS || scenario == Scenario.FAIR_HOT_KEY_TWO_JVMS;
 		List<String> header = new ArrayList<>(List.of("Implementation", "ops/s", "vs best"));
 		if (twoJvms) {
 			header.add("ops per JVM");
 		}
-		header.addAll(
-				List.of("lost updates", "wait p50 ms", "p99 ms", "max ms", "ops/thread min–max", "client CPU µs/acq",
-						"Redis CPU µs/acq", "round trips/acq", "all commands/acq", "commands per acquisition"));
+		header.addAll(List.of("lost updates", "wait p50 ms", "p99 ms", "max ms", "ops/thread min–max", "spread",
+				"client CPU µs/acq", "Redis CPU µs/acq", "round trips/acq", "all commands/acq",
+				"commands per acquisition"));
 		MarkdownTable table = new MarkdownTable(header.toArray(String[]::new));
 		double best = best(succeeded(scenario), (run) -> run.getDouble("opsPerSecond"));
 		rows(table, scenario, (implementation, run) -> {
 			CommandCounts commands = CommandCounts.readFrom(run);
 			long operations = Math.max(1, run.getLong("operations"));
 			List<String> cells = new ArrayList<>(
-					List.of(implementation.title(), MarkdownTable.count(run.getDouble("opsPerSecond")),
+					List.of(implementation.title(scenario.kind()), MarkdownTable.count(run.getDouble("opsPerSecond")),
 							MarkdownTable.ratio(run.getDouble("opsPerSecond") / best)));
 			if (twoJvms) {
 				cells.add(run.get("perJvm"));
@@ -134,13 +162,41 @@ final class ResultsReport {
 			cells.addAll(List.of(run.get("lostUpdates"), MarkdownTable.millis(run.getDouble("waitP50Micros")),
 					MarkdownTable.millis(run.getDouble("waitP99Micros")),
 					MarkdownTable.millis(run.getDouble("waitMaxMicros")),
-					run.get("perThreadMin") + "–" + run.get("perThreadMax"),
+					run.get("perThreadMin") + "–" + run.get("perThreadMax"), percent(run.getDouble("perThreadSpread")),
 					MarkdownTable.micros(run.getDouble("clientCpuMicros") / operations),
 					MarkdownTable.micros(run.getDouble("redisCpuMicros") / operations),
 					Figures.decimal(commands.roundTrips(CommandCounts.readShares(run), implementation.directCommands())
 							/ operations),
 					Figures.decimal((double) commands.total() / operations), commands.perOperation(operations)));
 			table.row(cells.toArray(String[]::new));
+		});
+		return table;
+	}
+
+	private MarkdownTable readWrite() {
+		MarkdownTable table = new MarkdownTable("Implementation", "ops/s", "vs best", "reads/s", "writes/s",
+				"lost writes", "overlaps", "read wait p50 ms", "p99 ms", "write wait p50 ms", "p99 ms", "max ms",
+				"client CPU µs/acq", "Redis CPU µs/acq", "round trips/acq", "all commands/acq",
+				"commands per acquisition");
+		double best = best(succeeded(Scenario.READ_WRITE), (run) -> run.getDouble("opsPerSecond"));
+		rows(table, Scenario.READ_WRITE, (implementation, run) -> {
+			CommandCounts commands = CommandCounts.readFrom(run);
+			long operations = Math.max(1, run.getLong("operations"));
+			table.row(implementation.title(Scenario.READ_WRITE.kind()),
+					MarkdownTable.count(run.getDouble("opsPerSecond")),
+					MarkdownTable.ratio(run.getDouble("opsPerSecond") / best),
+					MarkdownTable.count(run.getDouble("readsPerSecond")),
+					MarkdownTable.count(run.getDouble("writesPerSecond")), run.get("lostWrites"), run.get("overlaps"),
+					MarkdownTable.millis(run.getDouble("readWaitP50Micros")),
+					MarkdownTable.millis(run.getDouble("readWaitP99Micros")),
+					MarkdownTable.millis(run.getDouble("writeWaitP50Micros")),
+					MarkdownTable.millis(run.getDouble("writeWaitP99Micros")),
+					MarkdownTable.millis(run.getDouble("writeWaitMaxMicros")),
+					MarkdownTable.micros(run.getDouble("clientCpuMicros") / operations),
+					MarkdownTable.micros(run.getDouble("redisCpuMicros") / operations),
+					Figures.decimal(commands.roundTrips(CommandCounts.readShares(run), implementation.directCommands())
+							/ operations),
+					Figures.decimal((double) commands.total() / operations), commands.perOperation(operations));
 		});
 		return table;
 	}
@@ -194,7 +250,7 @@ final class ResultsReport {
 	private void rows(MarkdownTable table, Scenario scenario, BiConsumer<Implementation, Figures> row) {
 		this.results.getOrDefault(scenario, Map.of()).forEach((implementation, run) -> {
 			if (run.isFailed()) {
-				table.failedRow(implementation.title(), run);
+				table.failedRow(implementation.title(scenario.kind()), run);
 			}
 			else {
 				row.accept(implementation, run);
@@ -215,6 +271,11 @@ final class ResultsReport {
 
 	private static double best(Map<Implementation, Figures> figures, ToDoubleFunction<Figures> score) {
 		return figures.values().stream().mapToDouble(score).max().orElse(1);
+	}
+
+	/** A share as a percentage: {@code 12.5%}. */
+	private static String percent(double share) {
+		return String.format(Locale.ROOT, "%.1f%%", share * 100);
 	}
 
 	private static String seconds(long millis) {

@@ -1,45 +1,79 @@
 package io.github.redislock.benchmarks;
 
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import io.github.redislock.benchmarks.LockClient.Kind;
+
 /**
- * The scenarios, in the order they run, each in a fresh JVM per implementation.
+ * The scenarios, in the order they run, each in a fresh JVM per implementation. A
+ * scenario runs the implementations it suits that have its kind of lock; the others are
+ * skipped, not failed.
  */
 enum Scenario {
 
 	/** One thread locking and releasing distinct keys. */
-	UNCONTENDED("Uncontended: one thread, distinct keys, lock + release", EnumSet.allOf(Implementation.class),
-			UncontendedScenario::run),
+	UNCONTENDED("Uncontended: one thread, distinct keys, lock + release", Kind.EXCLUSIVE,
+			EnumSet.allOf(Implementation.class), UncontendedScenario::run),
 
 	/** Threads of one JVM taking turns on one key around a non-atomic counter update. */
-	HOT_KEY("One hot key, one JVM", waiting(), (context) -> HotKeyScenario.run(context, 1)),
+	HOT_KEY("One hot key, one JVM", Kind.EXCLUSIVE, waiting(),
+			(context) -> HotKeyScenario.run(context, 1, Kind.EXCLUSIVE)),
 
 	/** The same critical section, half of the threads in a second JVM. */
-	HOT_KEY_TWO_JVMS("One hot key, two JVMs", waiting(), (context) -> HotKeyScenario.run(context, 2)),
+	HOT_KEY_TWO_JVMS("One hot key, two JVMs", Kind.EXCLUSIVE, waiting(),
+			(context) -> HotKeyScenario.run(context, 2, Kind.EXCLUSIVE)),
+
+	/** The hot key under a fair lock. */
+	FAIR_HOT_KEY("One hot key, fair lock, one JVM", Kind.FAIR, waiting(),
+			(context) -> HotKeyScenario.run(context, 1, Kind.FAIR)),
+
+	/** The hot key under a fair lock, half of the threads in a second JVM. */
+	FAIR_HOT_KEY_TWO_JVMS("One hot key, fair lock, two JVMs", Kind.FAIR, waiting(),
+			(context) -> HotKeyScenario.run(context, 2, Kind.FAIR)),
+
+	/**
+	 * Threads of one JVM reading the counter under a read lock, or updating it under a
+	 * write lock.
+	 */
+	READ_WRITE("Read/write lock, one hot key", Kind.READ_WRITE, waiting(), ReadWriteScenario::run),
 
 	/** Threads waiting on a key that another JVM holds, then released. */
-	WAITERS("Waiters", waiting(), WaitersScenario::run),
+	WAITERS("Waiters", Kind.EXCLUSIVE, waiting(), WaitersScenario::run),
 
 	/** Threads locking and releasing many distinct keys once each. */
-	MANY_KEYS("Many keys", EnumSet.complementOf(EnumSet.of(Implementation.SPRING_DATA_FLOOR)), ManyKeysScenario::run);
+	MANY_KEYS("Many keys", Kind.EXCLUSIVE, EnumSet.complementOf(EnumSet.of(Implementation.SPRING_DATA_FLOOR)),
+			ManyKeysScenario::run);
 
 	private final String title;
 
-	private final Set<Implementation> implementations;
+	private final Kind kind;
+
+	private final Set<Implementation> suited;
 
 	private final Runner runner;
 
-	Scenario(String title, Set<Implementation> implementations, Runner runner) {
+	/**
+	 * @param suited the implementations whose locks the scenario can exercise, if they
+	 * have its kind
+	 */
+	Scenario(String title, Kind kind, Set<Implementation> suited, Runner runner) {
 		this.title = title;
-		this.implementations = implementations;
+		this.kind = kind;
+		this.suited = suited;
 		this.runner = runner;
 	}
 
 	String title() {
 		return this.title;
+	}
+
+	/** The kind of lock the scenario takes. */
+	Kind kind() {
+		return this.kind;
 	}
 
 	/** The name used on the command line, such as {@code hot-key-two-jvms}. */
@@ -49,7 +83,17 @@ enum Scenario {
 
 	/** The implementations that take part, in declaration order. */
 	List<Implementation> implementations() {
-		return List.copyOf(this.implementations);
+		return this.suited.stream().filter((implementation) -> implementation.supports(this.kind)).toList();
+	}
+
+	/**
+	 * The implementations that lack the scenario's kind of lock, in declaration order:
+	 * none for an exclusive lock.
+	 */
+	List<Implementation> skipped() {
+		return Arrays.stream(Implementation.values())
+			.filter((implementation) -> !implementation.supports(this.kind))
+			.toList();
 	}
 
 	/** The implementations that can wait for a lock: not the floors. */

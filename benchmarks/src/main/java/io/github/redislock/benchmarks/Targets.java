@@ -35,6 +35,7 @@ final class Targets {
 		waiters(targets);
 		manyKeys(targets);
 		lostUpdates(targets);
+		readWrite(targets);
 		targets.forEach((target) -> table.row(target.goal(), target.measured(), target.verdict()));
 		return table;
 	}
@@ -139,12 +140,23 @@ final class Targets {
 	}
 
 	private void lostUpdates(List<Target> targets) {
-		for (Scenario scenario : List.of(Scenario.HOT_KEY, Scenario.HOT_KEY_TWO_JVMS)) {
+		for (Scenario scenario : List.of(Scenario.HOT_KEY, Scenario.HOT_KEY_TWO_JVMS, Scenario.FAIR_HOT_KEY,
+				Scenario.FAIR_HOT_KEY_TWO_JVMS)) {
 			Figures lock = figures(scenario, Implementation.REDIS_LOCK);
 			if (lock != null) {
 				long lost = lock.getLong("lostUpdates");
 				targets.add(new Target(scenario.title() + ": no lost update", Long.toString(lost), lost == 0));
 			}
+		}
+	}
+
+	private void readWrite(List<Target> targets) {
+		Figures lock = figures(Scenario.READ_WRITE, Implementation.REDIS_LOCK);
+		if (lock != null) {
+			long lost = lock.getLong("lostWrites");
+			long overlaps = lock.getLong("overlaps");
+			targets.add(new Target(Scenario.READ_WRITE.title() + ": no lost write, no reader beside a writer",
+					lost + " lost, " + overlaps + " overlaps", lost == 0 && overlaps == 0));
 		}
 	}
 

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.DistributedLock.OnFailure;
+import io.github.redislock.LockMode;
 import io.github.redislock.LockRequest;
 import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 
@@ -20,6 +21,8 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
  * @param keys the parsed key templates
  * @param waitTime the wait time, or {@code null} for the configured default
  * @param leaseTime the lease, or {@code null} for the configured default
+ * @param mode the kind of lock taken on every key
+ * @param fair whether waiters for every key are served in the order they asked
  * @param onFailure what to do when the locks stay held elsewhere
  * @param fallback the method to call instead, with {@link OnFailure#FALLBACK}
  * @param completionStage whether the method returns a {@code CompletionStage}, whose
@@ -31,12 +34,17 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
  * @author redis-lock
  */
 record LockMethodSpec(Method method, List<LockKey> keys, @Nullable Duration waitTime, @Nullable Duration leaseTime,
-		OnFailure onFailure, @Nullable Method fallback, boolean completionStage, boolean optionalResult, String name) {
+		LockMode mode, boolean fair, OnFailure onFailure, @Nullable Method fallback, boolean completionStage,
+		boolean optionalResult, String name) {
 
 	LockRequest request(String key, @Nullable Duration waitTime) {
 		// A lock released when the returned stage completes belongs to that stage, not to
 		// the calling thread, which could otherwise re-enter it while the stage runs.
-		LockRequest request = LockRequest.of(key).reentrant(!this.completionStage).name(this.name);
+		LockRequest request = LockRequest.of(key)
+			.mode(this.mode)
+			.fair(this.fair)
+			.reentrant(!this.completionStage)
+			.name(this.name);
 		if (waitTime != null) {
 			request = request.waitTime(waitTime);
 		}

@@ -34,6 +34,7 @@ import org.springframework.util.StringValueResolver;
 
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
+import io.github.redislock.LockMode;
 import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 
 /**
@@ -119,6 +120,7 @@ final class LockMethodSpecs {
 		}
 		Duration waitTime = duration(lock.waitTime(), "waitTime", true, method, beanClass);
 		Duration leaseTime = duration(lock.leaseTime(), "leaseTime", false, method, beanClass);
+		checkMode(lock, method, beanClass);
 		Method fallback = fallback(lock, method, targetClass, beanClass);
 		Class<?> returnType = method.getReturnType();
 		if (lock.onFailure() == OnFailure.SKIP && returnType.isPrimitive() && returnType != void.class) {
@@ -131,9 +133,9 @@ final class LockMethodSpecs {
 		Class<?> valueType = completionStage
 				? ResolvableType.forMethodReturnType(method).as(CompletionStage.class).getGeneric(0).resolve()
 				: returnType;
-		return Optional
-			.of(new LockMethodSpec(method, List.copyOf(keys), waitTime, leaseTime, lock.onFailure(), fallback,
-					completionStage, valueType == Optional.class, beanClass.getSimpleName() + "." + method.getName()));
+		return Optional.of(new LockMethodSpec(method, List.copyOf(keys), waitTime, leaseTime, lock.mode(), lock.fair(),
+				lock.onFailure(), fallback, completionStage, valueType == Optional.class,
+				beanClass.getSimpleName() + "." + method.getName()));
 	}
 
 	private static Set<String> templates(DistributedLock lock, Method method, Class<?> beanClass) {
@@ -186,6 +188,19 @@ final class LockMethodSpecs {
 							+ " inside the pipeline with LockOperations (for example in Mono.fromCallable)");
 		}
 		return false;
+	}
+
+	/**
+	 * Reject a fair read or write lock here, where the message can name the method,
+	 * rather than on the first call, where {@link io.github.redislock.LockRequest} would.
+	 */
+	private static void checkMode(DistributedLock lock, Method method, Class<?> beanClass) {
+		if (lock.fair() && lock.mode() != LockMode.EXCLUSIVE) {
+			throw new LockConfigurationException(beanClass, method, null,
+					"fair = true applies to exclusive locks only, but mode is " + lock.mode()
+							+ "; a read/write lock already keeps writers from starving behind readers",
+					"Remove fair = true, or use mode = LockMode.EXCLUSIVE for a fair lock");
+		}
 	}
 
 	private static boolean isDeferred(@Nullable Class<?> type) {

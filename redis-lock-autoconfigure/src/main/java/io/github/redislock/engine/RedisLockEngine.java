@@ -198,7 +198,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		}
 		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
 				(leaseTime != null) ? leaseTime.toMillis() : this.options.watchdogLease().toMillis(), leaseTime == null,
-				reentrant, System.nanoTime() + waitTime.toNanos(), covering);
+				reentrant, System.nanoTime() + waitTime.toNanos(), covering, true);
 		LockObserver observer = this.observer;
 		LockHold hold = (observer != null) ? acquireObserved(observer, acquisition, name, current, waitTime)
 				: acquire(acquisition, current, waitTime);
@@ -212,7 +212,10 @@ public final class RedisLockEngine implements AutoCloseable {
 		boolean exclusive = acquisition.kind() == LockKind.EXCLUSIVE;
 		if (!exclusive || (!isHeldByAnotherLocalThread(current)
 				&& this.subscriptions.yieldingNanos(this.keys.releaseChannel(acquisition.key())) <= 0)) {
-			hold = tryRedis(acquisition).hold();
+			// Not queued yet: a waiter at the head of a fair queue, or a writer keeping
+			// readers out, must be able to hear its wake-up, so it queues once
+			// subscribed.
+			hold = tryRedis(acquisition.withoutQueueing()).hold();
 		}
 		if (hold == null && !waitTime.isZero()) {
 			hold = await(acquisition);
@@ -630,13 +633,26 @@ public final class RedisLockEngine implements AutoCloseable {
 	 *
 	 * @param covering the owner token of the write lock the thread holds, which lets a
 	 * read acquisition through, or {@code ""}
+	 * @param queues whether a refused attempt joins the fair queue or sets the writer
+	 * intent
 	 */
 	private record Acquisition(LockKind kind, String key, String owner, long leaseMillis, boolean renewed,
-			boolean reentrant, long deadlineNanos, String covering) {
+			boolean reentrant, long deadlineNanos, String covering, boolean queues) {
 
-		/** How long the acquisition still waits, in milliseconds, for queue entries. */
+		/**
+		 * How long the acquisition still waits, in milliseconds, for its fair queue entry
+		 * or writer intent; 0 when it does not queue.
+		 */
 		long waitLeftMillis() {
-			return Math.max(0, (this.deadlineNanos - System.nanoTime()) / 1_000_000);
+			return this.queues ? Math.max(0, (this.deadlineNanos - System.nanoTime()) / 1_000_000) : 0;
+		}
+
+		/**
+		 * The same acquisition trying without joining a fair queue or a writer intent.
+		 */
+		Acquisition withoutQueueing() {
+			return new Acquisition(this.kind, this.key, this.owner, this.leaseMillis, this.renewed, this.reentrant,
+					this.deadlineNanos, this.covering, false);
 		}
 
 	}

@@ -29,6 +29,7 @@ import org.springframework.scheduling.annotation.Async;
 
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
+import io.github.redislock.LockMode;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -218,6 +219,21 @@ class DistributedLockStartupFailureTests {
 	}
 
 	@Test
+	void fairReadLock() {
+		this.runner.withBean(FairRead.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(FairRead.class.getName() + ".load(long)")
+				.hasMessageContaining("fair = true applies to exclusive locks only, but mode is READ")
+				.hasMessageContaining("Remove fair = true, or use mode = LockMode.EXCLUSIVE"));
+	}
+
+	@Test
+	void fairWriteLock() {
+		this.runner.withBean(FairWrite.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(FairWrite.class.getName() + ".save(long)")
+				.hasMessageContaining("but mode is WRITE"));
+	}
+
+	@Test
 	void noLockOperationsBean() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisLockAutoConfiguration.class))
 			.withBean(Simple.class)
@@ -275,6 +291,18 @@ class DistributedLockStartupFailureTests {
 
 		CompletableFuture<String> recover(String id) {
 			return CompletableFuture.completedFuture("none");
+		}
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.READ)
+		public void read(long id) {
+		}
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.WRITE)
+		public void write(long id) {
+		}
+
+		@DistributedLock(key = "queue:#id", fair = true)
+		public void fair(long id) {
 		}
 
 	}
@@ -461,6 +489,23 @@ class DistributedLockStartupFailureTests {
 
 		@DistributedLock(waitTime = "${locks.missing}")
 		public void run() {
+		}
+
+	}
+
+	static class FairRead {
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.READ, fair = true)
+		public String load(long id) {
+			return "x";
+		}
+
+	}
+
+	static class FairWrite {
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.WRITE, fair = true)
+		public void save(long id) {
 		}
 
 	}

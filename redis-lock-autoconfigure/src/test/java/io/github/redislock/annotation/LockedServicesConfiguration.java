@@ -35,6 +35,7 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
 import io.github.redislock.LockHandle;
+import io.github.redislock.LockMode;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -86,6 +87,11 @@ class LockedServicesConfiguration {
 	@Bean
 	CounterService counterService() {
 		return new CounterService();
+	}
+
+	@Bean
+	DocumentService documentService() {
+		return new DocumentService();
 	}
 
 	@Bean
@@ -325,6 +331,64 @@ class LockedServicesConfiguration {
 
 		public int overlaps() {
 			return this.overlaps.get();
+		}
+
+	}
+
+	/**
+	 * Read and write methods of one read/write lock per document, each running work the
+	 * test passes in, with an overlap detector: a writer that finds anyone else inside,
+	 * or a reader that finds a writer inside, counts a violation.
+	 */
+	static class DocumentService {
+
+		private final AtomicInteger readers = new AtomicInteger();
+
+		private final AtomicInteger writers = new AtomicInteger();
+
+		private final AtomicInteger violations = new AtomicInteger();
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.READ, waitTime = "20s")
+		public void read(long id, Runnable work) {
+			this.readers.incrementAndGet();
+			if (this.writers.get() > 0) {
+				this.violations.incrementAndGet();
+			}
+			try {
+				work.run();
+			}
+			finally {
+				this.readers.decrementAndGet();
+			}
+		}
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.WRITE, waitTime = "20s")
+		public void write(long id, Runnable work) {
+			if (this.writers.incrementAndGet() > 1 || this.readers.get() > 0) {
+				this.violations.incrementAndGet();
+			}
+			try {
+				work.run();
+				// Checked again on the way out: a reader let in meanwhile is inside now.
+				if (this.writers.get() > 1 || this.readers.get() > 0) {
+					this.violations.incrementAndGet();
+				}
+			}
+			finally {
+				this.writers.decrementAndGet();
+			}
+		}
+
+		public int readersInside() {
+			return this.readers.get();
+		}
+
+		public int violations() {
+			return this.violations.get();
+		}
+
+		public void resetViolations() {
+			this.violations.set(0);
 		}
 
 	}

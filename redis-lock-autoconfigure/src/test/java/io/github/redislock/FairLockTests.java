@@ -1,0 +1,296 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.github.redislock.test.JavaProcess;
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Fair locks on a real Redis: waiters of every node and JVM get the lock in the order
+ * they queued in Redis, and a waiter that dies, times out or gives up leaves the queue
+ * without holding up the ones behind it.
+ */
+@RedisTest
+class FairLockTests {
+
+	private static final String KEY = "ticket";
+
+	/** The queue of the fair lock {@value #KEY}, with the default prefix. */
+	private static final String QUEUE = "redis-lock:{ticket}:queue";
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+	/** Time allowed on top of a computed bound, for scheduling on a busy machine. */
+	private static final Duration MARGIN = Duration.ofSeconds(1);
+
+	private RedisServer server;
+
+	private TestLocks locks;
+
+	private LockTemplate holderNode;
+
+	private List<LockTemplate> waiterNodes;
+
+	private RedisCli cli;
+
+	private ExecutorService executor;
+
+	private final List<JavaProcess> children = new ArrayList<>();
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.server = server;
+		this.locks = new TestLocks(server);
+		this.holderNode = this.locks.template();
+		this.waiterNodes = List.of(this.locks.template(), this.locks.template());
+		this.cli = this.locks.cli();
+		this.executor = TestLocks.executor("fair-lock-tests");
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.children.forEach(JavaProcess::close);
+		this.executor.shutdownNow();
+		this.executor.awaitTermination(10, TimeUnit.SECONDS);
+		this.locks.close();
+	}
+
+	@Test
+	void waitersGetTheLockInTheOrderTheyQueued() throws Exception {
+		int waiters = 6;
+		List<String> grants = new CopyOnWriteArrayList<>();
+		List<Long> tokens = new CopyOnWriteArrayList<>();
+		List<Future<?>> results = new ArrayList<>();
+		List<String> asked = new ArrayList<>();
+		try (LockHandle holder = this.holderNode.lock(fair())) {
+			tokens.add(holder.fencingToken());
+			for (int i = 0; i < waiters; i++) {
+				String label = "waiter-" + i;
+				LockTemplate node = this.waiterNodes.get(i % 2);
+				results.add(this.executor.submit(() -> {
+					try (LockHandle handle = node.lock(fair().waitTime(TIMEOUT))) {
+						grants.add(label);
+						tokens.add(handle.fencingToken());
+					}
+					return null;
+				}));
+				asked.add(label);
+				// Start the next waiter only once this one is in the queue.
+				awaitQueueLength(i + 1);
+			}
+		}
+		for (Future<?> result : results) {
+			result.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(grants).containsExactlyElementsOf(asked);
+		assertThat(tokens).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+		assertThat(queueLength()).isZero();
+	}
+
+	@Test
+	void waitersOfThreeJvmsGetTheLockInTheOrderRedisQueuedThem() {
+		List<String> jvms = List.of("jvm-a", "jvm-b", "jvm-c");
+		int threadsPerJvm = 4;
+		String grants = "fair-test:grants";
+		for (String jvm : jvms) {
+			this.children.add(JavaProcess.start(FairWaitingNode.class, this.server.host(),
+					Integer.toString(this.server.port()), KEY, commands(jvm), grants));
+		}
+		this.children.forEach((child) -> child.awaitOutput("READY", TIMEOUT));
+		List<String[]> asks = new ArrayList<>();
+		for (String jvm : jvms) {
+			for (int thread = 0; thread < threadsPerJvm; thread++) {
+				asks.add(new String[] { jvm, jvm + "/" + thread });
+			}
+		}
+		// An order that interleaves the JVMs irregularly, the same on every run.
+		Collections.shuffle(asks, new Random(8));
+		Map<String, String> labelsByOwner = new LinkedHashMap<>();
+		List<String> queued;
+		try (LockHandle holder = this.holderNode.lock(fair())) {
+			for (String[] ask : asks) {
+				int before = queueLength();
+				this.cli.command("RPUSH", commands(ask[0]), "lock " + ask[1] + " " + TIMEOUT.toMillis());
+				awaitQueueLength(before + 1);
+				labelsByOwner.put((String) this.cli.command("LINDEX", QUEUE, "-1"), ask[1]);
+			}
+			// The enqueue order as Redis recorded it, by label.
+			queued = lrange(QUEUE).stream().map(labelsByOwner::get).toList();
+		}
+		await().atMost(TIMEOUT).until(() -> lrange(grants).size() == asks.size());
+		List<String> granted = lrange(grants).stream().map((grant) -> grant.split(" ")[0]).toList();
+		List<Long> tokens = lrange(grants).stream().map((grant) -> Long.parseLong(grant.split(" ")[1])).toList();
+		assertThat(queued).containsExactlyElementsOf(asks.stream().map((ask) -> ask[1]).toList());
+		assertThat(granted).containsExactlyElementsOf(queued);
+		assertThat(tokens).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+	}
+
+	@Test
+	void killedQueuedWaiterDelaysTheNextOneNoLongerThanItsOwnWaitTime() throws Exception {
+		Duration killedWait = Duration.ofSeconds(3);
+		String grants = "fair-test:grants";
+		JavaProcess doomed = JavaProcess.start(FairWaitingNode.class, this.server.host(),
+				Integer.toString(this.server.port()), KEY, commands("doomed"), grants);
+		this.children.add(doomed);
+		doomed.awaitOutput("READY", TIMEOUT);
+		LockHandle holder = this.holderNode.lock(fair());
+		Future<Long> next;
+		long killedEnqueued;
+		try {
+			this.cli.command("RPUSH", commands("doomed"), "lock doomed " + killedWait.toMillis());
+			awaitQueueLength(1);
+			killedEnqueued = System.nanoTime();
+			// Queued behind the doomed waiter, with a wait far longer than its.
+			next = this.executor.submit(() -> {
+				try (LockHandle handle = this.waiterNodes.get(0).lock(fair().waitTime(TIMEOUT))) {
+					return System.nanoTime();
+				}
+			});
+			awaitQueueLength(2);
+			doomed.kill();
+		}
+		finally {
+			holder.close();
+		}
+		Duration enqueueToGrant = Duration.ofNanos(next.get(30, TimeUnit.SECONDS) - killedEnqueued);
+		assertThat(enqueueToGrant).isLessThanOrEqualTo(killedWait.plus(MARGIN));
+		assertThat(lrange(grants)).isEmpty();
+	}
+
+	@Test
+	void newcomerDoesNotOvertakeTheQueue() {
+		String grants = "fair-test:grants";
+		JavaProcess queued = JavaProcess.start(FairWaitingNode.class, this.server.host(),
+				Integer.toString(this.server.port()), KEY, commands("queued"), grants);
+		this.children.add(queued);
+		queued.awaitOutput("READY", TIMEOUT);
+		try (LockHandle holder = this.holderNode.lock(fair())) {
+			this.cli.command("RPUSH", commands("queued"), "lock queued " + TIMEOUT.toMillis());
+			awaitQueueLength(1);
+			// Paused, the head of the queue cannot take the lock the release frees.
+			queued.pause();
+		}
+		try {
+			assertThat(this.waiterNodes.get(0).tryLock(fair().waitTime(Duration.ZERO))).isEmpty();
+		}
+		finally {
+			queued.resume();
+		}
+		await().atMost(TIMEOUT).until(() -> lrange(grants).size() == 1);
+		assertThat(lrange(grants).get(0)).startsWith("queued ");
+	}
+
+	@Test
+	void fairLockIsReentrantForItsThread() throws Exception {
+		try (LockHandle outer = this.holderNode.lock(fair())) {
+			try (LockHandle inner = this.holderNode.lock(fair().waitTime(Duration.ZERO))) {
+				assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+			}
+			assertThat(outer.isHeld()).isTrue();
+			assertThat(this.waiterNodes.get(0).tryLock(fair().waitTime(Duration.ZERO))).isEmpty();
+		}
+		assertThat(this.waiterNodes.get(0).tryLock(fair().waitTime(Duration.ZERO)))
+			.hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void tryLockWithoutWaitDoesNotQueue() {
+		try (LockHandle holder = this.holderNode.lock(fair())) {
+			assertThat(this.waiterNodes.get(0).tryLock(fair().waitTime(Duration.ZERO))).isEmpty();
+			assertThat(queueLength()).isZero();
+		}
+		assertThat(this.cli.command("EXISTS", QUEUE, QUEUE + ":deadlines")).isEqualTo(0L);
+	}
+
+	@Test
+	void waiterThatTimesOutLeavesTheQueue() throws Exception {
+		Future<Long> next;
+		LockHandle holder = this.holderNode.lock(fair());
+		try {
+			Future<?> impatient = this.executor
+				.submit(() -> this.waiterNodes.get(0).lock(fair().waitTime(Duration.ofSeconds(1))));
+			awaitQueueLength(1);
+			next = this.executor.submit(() -> {
+				try (LockHandle handle = this.waiterNodes.get(1).lock(fair().waitTime(TIMEOUT))) {
+					return System.nanoTime();
+				}
+			});
+			awaitQueueLength(2);
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> impatient.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockTimeoutException.class);
+			assertThat(queueLength()).isEqualTo(1);
+		}
+		finally {
+			holder.close();
+		}
+		long released = System.nanoTime();
+		assertThat(Duration.ofNanos(next.get(10, TimeUnit.SECONDS) - released)).isLessThan(MARGIN);
+	}
+
+	@Test
+	void interruptedWaiterLeavesTheQueueBeforeItsDeadline() throws Exception {
+		Future<Long> next;
+		LockHandle holder = this.holderNode.lock(fair());
+		try {
+			// It would stay in line for 20 s if giving up did not take it out.
+			Future<?> givingUp = this.executor
+				.submit(() -> this.waiterNodes.get(0).lock(fair().waitTime(Duration.ofSeconds(20))));
+			awaitQueueLength(1);
+			next = this.executor.submit(() -> {
+				try (LockHandle handle = this.waiterNodes.get(1).lock(fair().waitTime(TIMEOUT))) {
+					return System.nanoTime();
+				}
+			});
+			awaitQueueLength(2);
+			givingUp.cancel(true);
+			await().atMost(Duration.ofSeconds(5)).until(() -> queueLength() == 1);
+		}
+		finally {
+			holder.close();
+		}
+		long released = System.nanoTime();
+		assertThat(Duration.ofNanos(next.get(30, TimeUnit.SECONDS) - released)).isLessThan(MARGIN);
+	}
+
+	private static LockRequest fair() {
+		return LockRequest.of(KEY).fair(true);
+	}
+
+	private static String commands(String jvm) {
+		return "fair-test:commands:" + jvm;
+	}
+
+	private int queueLength() {
+		return Math.toIntExact((Long) this.cli.command("LLEN", QUEUE));
+	}
+
+	private void awaitQueueLength(int length) {
+		await().atMost(Duration.ofSeconds(10)).until(() -> queueLength() == length);
+	}
+
+	@SuppressWarnings("unchecked")
+	private List<String> lrange(String key) {
+		return (List<String>) this.cli.command("LRANGE", key, "0", "-1");
+	}
+
+}

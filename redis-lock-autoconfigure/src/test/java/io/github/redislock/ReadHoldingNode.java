@@ -1,0 +1,40 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Main class of a JVM that takes a read lock and holds it, renewed by the watchdog, until
+ * it is killed; run by {@link ReadWriteLockTests}. Arguments: host, port, lock name,
+ * watchdog lease and renewal interval in milliseconds. Prints {@code TOKEN <fencing
+ * token>}, then {@code HELD} once it holds the read lock.
+ */
+final class ReadHoldingNode {
+
+	private ReadHoldingNode() {
+	}
+
+	public static void main(String[] args) throws InterruptedException {
+		String host = args[0];
+		int port = Integer.parseInt(args[1]);
+		String key = args[2];
+		Duration lease = Duration.ofMillis(Long.parseLong(args[3]));
+		Duration renewInterval = Duration.ofMillis(Long.parseLong(args[4]));
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				LettuceClientConfiguration.builder().commandTimeout(TestLocks.COMMAND_TIMEOUT).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		LockTemplate template = new LockTemplate(factory, LockOptions.defaults().withWatchdog(lease, renewInterval));
+		LockHandle handle = template.readLock(key);
+		System.out.println("TOKEN " + handle.fencingToken());
+		System.out.println("HELD");
+		System.out.flush();
+		// Hold until killed: a crash releases nothing and publishes nothing.
+		new CountDownLatch(1).await();
+	}
+
+}

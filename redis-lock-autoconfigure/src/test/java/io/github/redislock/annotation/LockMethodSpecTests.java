@@ -1,0 +1,186 @@
+package io.github.redislock.annotation;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.util.ReflectionUtils;
+
+import io.github.redislock.DistributedLock;
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockMode;
+import io.github.redislock.LockOperations;
+import io.github.redislock.LockRequest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests of the {@link LockRequest LockRequests} that {@link LockMethodSpec} and
+ * {@link DistributedLockInterceptor} build from a
+ * {@link DistributedLock @DistributedLock} declaration, without Redis: what reaches
+ * {@link LockOperations} is all that matters here.
+ */
+class LockMethodSpecTests {
+
+	private final LockMethodSpecs specs = new LockMethodSpecs(LockKeyEvaluator::new);
+
+	@Test
+	void defaultRequestIsExclusiveAndNotFair() {
+		LockRequest request = request("plain");
+		assertThat(request.mode()).isEqualTo(LockMode.EXCLUSIVE);
+		assertThat(request.isFair()).isFalse();
+	}
+
+	@Test
+	void readModeReachesTheRequest() {
+		LockRequest request = request("read");
+		assertThat(request.mode()).isEqualTo(LockMode.READ);
+		assertThat(request.isFair()).isFalse();
+	}
+
+	@Test
+	void writeModeReachesTheRequest() {
+		assertThat(request("write").mode()).isEqualTo(LockMode.WRITE);
+	}
+
+	@Test
+	void fairReachesTheRequest() {
+		LockRequest request = request("fair");
+		assertThat(request.isFair()).isTrue();
+		assertThat(request.mode()).isEqualTo(LockMode.EXCLUSIVE);
+	}
+
+	@Test
+	void modeKeepsOtherAttributesAndTheObservationName() {
+		LockRequest request = this.specs.get(method("timedWrite"), Documents.class)
+			.request("doc:1", Duration.ofSeconds(2));
+		assertThat(request.mode()).isEqualTo(LockMode.WRITE);
+		assertThat(request.waitTime()).isEqualTo(Duration.ofSeconds(2));
+		assertThat(request.leaseTime()).isEqualTo(Duration.ofSeconds(5));
+		assertThat(request.name()).isEqualTo("Documents.timedWrite");
+	}
+
+	@Test
+	void everyKeyOfASeveralKeyMethodGetsTheModeThroughTheInterceptor() {
+		RecordingLockOperations locks = new RecordingLockOperations();
+		Documents proxy = proxy(locks);
+		proxy.readSeveral(7);
+		assertThat(locks.requests).extracting(LockRequest::key).containsExactly("a:7", "b:7");
+		assertThat(locks.requests).extracting(LockRequest::mode).containsOnly(LockMode.READ);
+		assertThat(locks.requests).extracting(LockRequest::name).containsOnly("Documents.readSeveral");
+	}
+
+	@Test
+	void everyKeyOfASeveralKeyMethodIsFairThroughTheInterceptor() {
+		RecordingLockOperations locks = new RecordingLockOperations();
+		proxy(locks).fairSeveral(8);
+		assertThat(locks.requests).extracting(LockRequest::key).containsExactly("x:8", "y:8");
+		assertThat(locks.requests).extracting(LockRequest::isFair).containsOnly(true);
+		assertThat(locks.requests).extracting(LockRequest::mode).containsOnly(LockMode.EXCLUSIVE);
+	}
+
+	private LockRequest request(String methodName) {
+		LockMethodSpec spec = this.specs.get(method(methodName), Documents.class);
+		assertThat(spec).isNotNull();
+		return spec.request("doc:1", null);
+	}
+
+	private static Method method(String name) {
+		Method method = ReflectionUtils.findMethod(Documents.class, name, (Class<?>[]) null);
+		assertThat(method).isNotNull();
+		return method;
+	}
+
+	private Documents proxy(LockOperations locks) {
+		ProxyFactory factory = new ProxyFactory(new Documents());
+		factory.setProxyTargetClass(true);
+		factory.addAdvice(new DistributedLockInterceptor(this.specs, LockKeyEvaluator::new, () -> locks));
+		return (Documents) factory.getProxy();
+	}
+
+	static class Documents {
+
+		@DistributedLock("plain")
+		public void plain() {
+		}
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.READ)
+		public void read(long id) {
+		}
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.WRITE)
+		public void write(long id) {
+		}
+
+		@DistributedLock(key = "doc:#id", fair = true)
+		public void fair(long id) {
+		}
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.WRITE, waitTime = "2s", leaseTime = "5s")
+		public void timedWrite(long id) {
+		}
+
+		@DistributedLock(key = { "b:#id", "a:#id" }, mode = LockMode.READ)
+		public void readSeveral(long id) {
+		}
+
+		@DistributedLock(key = { "y:#id", "x:#id" }, fair = true)
+		public void fairSeveral(long id) {
+		}
+
+	}
+
+	/**
+	 * Records the requests and grants each at once: the test is about what the
+	 * interceptor asks for, which no lock server could show as directly.
+	 */
+	static class RecordingLockOperations implements LockOperations {
+
+		final List<LockRequest> requests = new CopyOnWriteArrayList<>();
+
+		@Override
+		public <T> T execute(LockRequest request, Supplier<T> action) {
+			throw new UnsupportedOperationException("the interceptor locks with lock(LockRequest)");
+		}
+
+		@Override
+		public Optional<LockHandle> tryLock(LockRequest request) {
+			throw new UnsupportedOperationException("the interceptor locks with lock(LockRequest)");
+		}
+
+		@Override
+		public LockHandle lock(LockRequest request) {
+			this.requests.add(request);
+			return new LockHandle() {
+
+				@Override
+				public String key() {
+					return request.key();
+				}
+
+				@Override
+				public long fencingToken() {
+					return 1;
+				}
+
+				@Override
+				public boolean isHeld() {
+					return true;
+				}
+
+				@Override
+				public void close() {
+				}
+
+			};
+		}
+
+	}
+
+}

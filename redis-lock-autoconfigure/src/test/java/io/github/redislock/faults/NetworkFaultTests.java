@@ -1,0 +1,301 @@
+package io.github.redislock.faults;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.github.redislock.LockAccessException;
+import io.github.redislock.LockException;
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockOptions;
+import io.github.redislock.LockRequest;
+import io.github.redislock.LockTemplate;
+import io.github.redislock.LockTimeoutException;
+import io.github.redislock.test.FaultProxy;
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Network faults between one node and Redis, injected by a {@link FaultProxy}: a holder
+ * cut off past its lease learns it lost the lock and its successor gets a greater token;
+ * a waiter cut off fails in bounded time and leaves nothing behind; a connection reset
+ * during an acquisition never leaves a lock that its client does not know it holds.
+ */
+@RedisTest
+class NetworkFaultTests {
+
+	private static final Duration COMMAND_TIMEOUT = FaultLocks.COMMAND_TIMEOUT;
+
+	/** Time allowed on top of a computed bound, for scheduling on a busy machine. */
+	private static final Duration MARGIN = Duration.ofSeconds(1);
+
+	/** How long a channel stays subscribed after its last waiter left. */
+	private static final Duration SUBSCRIPTION_LINGER = Duration.ofSeconds(1);
+
+	private RedisServer server;
+
+	private FaultProxy proxy;
+
+	private FaultLocks locks;
+
+	private CountingObserver observer;
+
+	private RedisCli cli;
+
+	private ExecutorService executor;
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.server = server;
+		this.proxy = FaultProxy.start(server.host(), server.port());
+		this.locks = new FaultLocks();
+		this.observer = new CountingObserver();
+		this.cli = server.cli();
+		this.executor = Executors.newCachedThreadPool();
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		// Let the proxied nodes close their connections cleanly.
+		this.proxy.pass();
+		this.executor.shutdownNow();
+		this.executor.awaitTermination(10, TimeUnit.SECONDS);
+		this.locks.close();
+		this.proxy.close();
+		this.cli.close();
+	}
+
+	/**
+	 * A holder cut off longer than its fixed lease: its handle reports the loss, a node
+	 * that reaches Redis takes the lock with a greater fencing token, and the holder's
+	 * release, once the network is back, says the lock was lost and leaves the
+	 * successor's lock alone.
+	 */
+	@Test
+	void holderCutOffPastItsFixedLeaseLosesTheLockToANodeWithAGreaterToken() {
+		LockTemplate holder = proxiedNode(LockOptions.defaults());
+		LockTemplate rival = directNode();
+		LockHandle handle = holder.lock(LockRequest.of("job").leaseTime(Duration.ofSeconds(1)));
+		this.proxy.blackhole();
+		try (LockHandle successor = rival.lock(LockRequest.of("job").waitTime(Duration.ofSeconds(5)))) {
+			String successorOwner = this.cli.get("redis-lock:{job}");
+			assertThat(handle.isHeld()).isFalse();
+			assertThat(successor.fencingToken()).isGreaterThan(handle.fencingToken());
+			this.proxy.pass();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
+				.satisfies((ex) -> assertThat(ex.getFencingToken()).isEqualTo(handle.fencingToken()));
+			assertThat(this.observer.losses("job")).isEqualTo(1);
+			assertThat(successor.isHeld()).isTrue();
+			assertThat(this.cli.get("redis-lock:{job}")).isNotNull().isEqualTo(successorOwner);
+		}
+	}
+
+	/**
+	 * A holder cut off longer than its watchdog lease is told of the loss while still cut
+	 * off; a node that reaches Redis takes the lock with a greater fencing token, and the
+	 * renewals the partition held back change nothing when they arrive late.
+	 */
+	@Test
+	void holderCutOffPastItsWatchdogLeaseLearnsItLostTheLock() {
+		Duration lease = Duration.ofMillis(1500);
+		LockTemplate holder = proxiedNode(LockOptions.defaults().withWatchdog(lease, Duration.ofMillis(500)));
+		LockTemplate rival = directNode();
+		LockHandle handle = holder.lock("job");
+		this.proxy.blackhole();
+		await().atMost(lease.plus(COMMAND_TIMEOUT).plus(MARGIN)).until(() -> this.observer.losses("job") == 1);
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(holder.engine().renewedCount()).isZero();
+		try (LockHandle successor = rival.lock(LockRequest.of("job").waitTime(Duration.ofSeconds(5)))) {
+			String successorOwner = this.cli.get("redis-lock:{job}");
+			assertThat(successor.fencingToken()).isGreaterThan(handle.fencingToken());
+			this.proxy.pass();
+			// Sent after the held renewals on the same connection, so they ran first.
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
+				.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("job"));
+			assertThat(this.cli.get("redis-lock:{job}")).isEqualTo(successorOwner);
+			assertThat(this.cli.pttl("redis-lock:{job}")).isGreaterThan(lease.toMillis());
+			assertThat(successor.isHeld()).isTrue();
+		}
+	}
+
+	/**
+	 * A watchdog lock whose grant took most of its lease to arrive (here a slow network;
+	 * equally a cold connection or a reconnect) is renewed before the part of the lease
+	 * it knows of runs out: the holder never sees a loss that did not happen, and its
+	 * release succeeds.
+	 */
+	@Test
+	void slowGrantIsRenewedBeforeItsLeaseRunsOut() {
+		Duration lease = Duration.ofSeconds(2);
+		LockTemplate holder = proxiedNode(LockOptions.defaults().withWatchdog(lease, Duration.ofSeconds(1)));
+		// A round trip of 1.6 s: the grant leaves 0.4 s of the lease as this node counts
+		// it (from when the request was sent), less than the renewal interval; in Redis
+		// it runs 1.2 s more.
+		this.proxy.delay(Duration.ofMillis(800));
+		LockHandle handle = holder.lock("slow");
+		long granted = System.nanoTime();
+		this.proxy.pass();
+		await().pollInterval(Duration.ofMillis(20))
+			.atMost(lease.plus(MARGIN))
+			.failFast("the handle reported its lock lost", () -> !handle.isHeld())
+			.until(() -> System.nanoTime() - granted > lease.toNanos());
+		assertThat(this.cli.pttl("redis-lock:{slow}")).isPositive();
+		handle.close();
+		assertThat(this.observer.losses("slow")).isZero();
+	}
+
+	/**
+	 * A waiter cut off from Redis fails with an exception naming the key within its wait
+	 * time plus a command timeout, holds nothing, and leaves no subscription, in the
+	 * engine or on the server; the lock can be taken at once when its holder releases it.
+	 */
+	@Test
+	void waiterCutOffFailsInBoundedTimeHoldsNothingAndUnsubscribes() throws Exception {
+		LockTemplate holder = directNode();
+		LockTemplate waiterNode = proxiedNode(LockOptions.defaults());
+		LockTemplate third = directNode();
+		LockHandle held = holder.lock("busy");
+		Duration waitTime = Duration.ofSeconds(2);
+		long start = System.nanoTime();
+		CompletableFuture<LockHandle> waiter = CompletableFuture
+			.supplyAsync(() -> waiterNode.lock(LockRequest.of("busy").waitTime(waitTime)), this.executor);
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(List.of(waiterNode.engine().waiterCount(), subscribers("busy")))
+				.as("waiters in the engine, subscribers on the server")
+				.containsExactly(1, 1L));
+		this.proxy.blackhole();
+		assertThatExceptionOfType(ExecutionException.class)
+			.isThrownBy(
+					() -> waiter.get(waitTime.plus(COMMAND_TIMEOUT).plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS))
+			.havingCause()
+			.isInstanceOfAny(LockAccessException.class, LockTimeoutException.class)
+			.withMessageContaining("'busy'");
+		assertThat(Duration.ofNanos(System.nanoTime() - start))
+			.isLessThanOrEqualTo(waitTime.plus(COMMAND_TIMEOUT).plus(MARGIN));
+		assertThat(waiterNode.engine().heldCount()).isZero();
+		assertThat(waiterNode.engine().waiterCount()).isZero();
+		// Unanswered, the unsubscription and a background release each take a command
+		// timeout on the engine's one thread.
+		await().atMost(SUBSCRIPTION_LINGER.plus(COMMAND_TIMEOUT.multipliedBy(2)).plus(MARGIN))
+			.until(() -> waiterNode.engine().subscribedChannelCount() == 0);
+		this.proxy.pass();
+		await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("busy") == 0);
+		held.close();
+		try (LockHandle next = third.lock(LockRequest.of("busy").waitTime(Duration.ZERO))) {
+			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		}
+		assertThat(waiterNode.engine().heldCount()).isZero();
+	}
+
+	/**
+	 * Connections reset at random moments of acquisitions, before or after Redis ran the
+	 * acquire script, sometimes with reconnection refused for a while: every attempt
+	 * either returns a handle on a lock its node holds, or fails, and then the lock is
+	 * free or freed within seconds, far sooner than its 15 s lease.
+	 */
+	@Test
+	void connectionResetDuringAcquisitionNeverLeavesAnUnknownLock() {
+		int attempts = 24;
+		Duration lease = Duration.ofSeconds(15);
+		Duration latency = Duration.ofMillis(30);
+		LockTemplate node = proxiedNode(LockOptions.defaults());
+		this.proxy.delay(latency);
+		int acquired = 0;
+		int grantedButFailed = 0;
+		for (int i = 0; i < attempts; i++) {
+			String key = "reset:" + i;
+			LockRequest request = LockRequest.of(key).waitTime(Duration.ZERO);
+			if (i % 2 == 0) {
+				request = request.leaseTime(lease);
+			}
+			LockRequest attempt = request;
+			CompletableFuture<LockHandle> outcome = CompletableFuture.supplyAsync(() -> node.lock(attempt),
+					this.executor);
+			// Request and reply each wait the latency in the proxy: resets land before
+			// the script ran, or after it ran but before its reply arrived.
+			LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(latency.multipliedBy(3).toNanos()));
+			boolean refuse = i % 4 == 3;
+			if (refuse) {
+				this.proxy.refuse();
+			}
+			this.proxy.closeConnections();
+			if (refuse) {
+				LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+				this.proxy.delay(latency);
+			}
+			LockHandle handle = null;
+			Throwable failure = null;
+			try {
+				handle = outcome.get(COMMAND_TIMEOUT.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (ExecutionException ex) {
+				failure = ex.getCause();
+			}
+			catch (Exception ex) {
+				throw new AssertionError("Attempt " + i + " did not end", ex);
+			}
+			if (handle != null) {
+				acquired++;
+				assertThat(handle.isHeld()).isTrue();
+				assertThat(this.cli.get("redis-lock:{" + key + "}")).as("lock of a returned handle").isNotNull();
+				handle.close();
+				assertThat(this.cli.get("redis-lock:{" + key + "}")).isNull();
+				continue;
+			}
+			assertThat(failure).as("attempt %d", i).isInstanceOf(LockException.class);
+			// The fence key is written only by a grant: Redis ran the script.
+			if (this.cli.get("redis-lock:{" + key + "}:fence") != null) {
+				grantedButFailed++;
+			}
+			Throwable reported = failure;
+			int index = i;
+			await().pollInterval(Duration.ofMillis(20))
+				.atMost(COMMAND_TIMEOUT.multipliedBy(2).plus(MARGIN))
+				.untilAsserted(() -> assertThat(this.cli.get("redis-lock:{" + key + "}"))
+					.as("lock left by attempt %d, which failed with %s, with %d ms of lease left", index, reported,
+							this.cli.pttl("redis-lock:{" + key + "}"))
+					.isNull());
+		}
+		assertThat(acquired).as("attempts that returned a handle").isLessThan(attempts);
+		assertThat(grantedButFailed).as("attempts that Redis granted but whose client saw a failure").isPositive();
+		assertThat(node.engine().heldCount()).isZero();
+	}
+
+	/** A node behind the proxy, connected, whose engine reports to the observer. */
+	private LockTemplate proxiedNode(LockOptions options) {
+		LockTemplate node = this.locks.template(this.proxy.host(), this.proxy.port(), options, this.observer);
+		FaultLocks.warmUp(node);
+		return node;
+	}
+
+	/** A node connected straight to Redis. */
+	private LockTemplate directNode() {
+		LockTemplate node = this.locks.template(this.server.host(), this.server.port(), LockOptions.defaults(),
+				new CountingObserver());
+		FaultLocks.warmUp(node);
+		return node;
+	}
+
+	/** Subscribers the server counts on the release channel of the lock. */
+	private long subscribers(String key) {
+		List<?> reply = (List<?>) this.cli.command("PUBSUB", "NUMSUB", "redis-lock:{" + key + "}:released");
+		return (Long) reply.get(1);
+	}
+
+}
