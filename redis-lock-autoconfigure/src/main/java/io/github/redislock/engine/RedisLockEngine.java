@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
@@ -104,6 +105,7 @@ public final class RedisLockEngine implements AutoCloseable {
 			throw new IllegalArgumentException("redis-lock needs a Lettuce connection factory, not "
 					+ connectionFactory.getClass().getName() + ": Jedis subscriptions block a thread each");
 		}
+		checkReplicationTimeout(connectionFactory, options);
 		this.options = options;
 		this.observer = (observer != null) ? new GuardedLockObserver(observer) : null;
 		this.keys = new LockKeys(options.keyPrefix());
@@ -116,6 +118,20 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.watchdog = new LockWatchdog(this.scripts, options.renewInterval().toMillis(), this.subscriptions::sweep,
 				SUBSCRIPTION_LINGER_MILLIS,
 				(this.observer != null) ? new ObservedLeases(this.observer, this.holds) : null);
+	}
+
+	/**
+	 * Reject a replication timeout the client's command timeout would cut short: the
+	 * {@code WAIT} would fail as a Redis error rather than report too few replicas.
+	 */
+	private static void checkReplicationTimeout(RedisConnectionFactory connectionFactory, LockOptions options) {
+		if (options.minReplicas() > 0 && connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& options.replicationTimeout().toMillis() >= lettuce.getTimeout()) {
+			throw new IllegalArgumentException("replicationTimeout (redis-lock.replication-timeout, "
+					+ options.replicationTimeout() + ") must be shorter than the Redis command timeout "
+					+ "(spring.data.redis.timeout, " + Duration.ofMillis(lettuce.getTimeout())
+					+ "), which would otherwise end the wait for replicas as a failure");
+		}
 	}
 
 	/**
