@@ -43,6 +43,12 @@ final class AsyncAcquirer implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	/**
+	 * Whether the subscription connection refused a command, as it does when the server
+	 * speaks RESP2 to it.
+	 */
+	private volatile boolean subscriptionRefusesCommands;
+
 	AsyncAcquirer(RedisConnectionFactory connectionFactory, LockKeys keys, String acquireDigest) {
 		this.connectionFactory = connectionFactory;
 		this.keys = keys;
@@ -54,15 +60,17 @@ final class AsyncAcquirer implements AutoCloseable {
 	 * @return the attempt; completes exceptionally when Redis failed or did not know the
 	 * script
 	 */
-	CompletionStage<LockScripts.Attempt> acquire(String name, String owner, long leaseMillis) {
+	CompletionStage<LockScripts.Attempt> acquire(String name, String owner, long leaseMillis,
+			@Nullable RedisClusterAsyncCommands<byte[], byte[]> subscriptionCommands) {
+		if (subscriptionCommands != null && !this.subscriptionRefusesCommands) {
+			return send(subscriptionCommands, name, owner, leaseMillis).exceptionallyCompose((ex) -> {
+				// RESP2: a subscribed connection runs no other command. Use our own.
+				this.subscriptionRefusesCommands = true;
+				return acquire(name, owner, leaseMillis, null);
+			});
+		}
 		try {
-			RedisClusterAsyncCommands<byte[], byte[]> async = commands();
-			byte[][] keys = { bytes(this.keys.lockKey(name)), bytes(this.keys.fenceKey(name)),
-					bytes(this.keys.contendersKey(name)) };
-			CompletionStage<List<Object>> reply = async.<List<Object>>evalsha(this.acquireDigest,
-					ScriptOutputType.MULTI, keys, bytes(owner), bytes(Long.toString(leaseMillis)),
-					bytes(Long.toString(LockScripts.FENCE_RETENTION_MILLIS)), bytes(LockScripts.instanceOf(owner)));
-			return reply.thenApply(LockScripts::attempt).whenComplete((attempt, ex) -> {
+			return send(commands(), name, owner, leaseMillis).whenComplete((attempt, ex) -> {
 				if (ex != null) {
 					forget();
 				}
@@ -70,6 +78,21 @@ final class AsyncAcquirer implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			forget();
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private CompletionStage<LockScripts.Attempt> send(RedisClusterAsyncCommands<byte[], byte[]> async, String name,
+			String owner, long leaseMillis) {
+		try {
+			byte[][] keys = { bytes(this.keys.lockKey(name)), bytes(this.keys.fenceKey(name)),
+					bytes(this.keys.contendersKey(name)) };
+			CompletionStage<List<Object>> reply = async.<List<Object>>evalsha(this.acquireDigest,
+					ScriptOutputType.MULTI, keys, bytes(owner), bytes(Long.toString(leaseMillis)),
+					bytes(Long.toString(LockScripts.FENCE_RETENTION_MILLIS)), bytes(LockScripts.instanceOf(owner)));
+			return reply.thenApply(LockScripts::attempt);
+		}
+		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
 	}

@@ -3,6 +3,7 @@ package io.github.redislock.engine;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -132,6 +133,23 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber, MessageListener
 			catch (RuntimeException ex) {
 				logger.debug("Could not close the subscription connection", ex);
 			}
+		}
+	}
+
+	@Override
+	@SuppressWarnings("unchecked")
+	public @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands() {
+		RedisConnection current = this.connection;
+		try {
+			// A LettuceConnection answers with the commands of its subscription
+			// connection
+			// while subscribed.
+			Object commands = (current != null) ? current.getNativeConnection() : null;
+			return (commands instanceof RedisPubSubAsyncCommands<?, ?> pubSub)
+					? (RedisClusterAsyncCommands<byte[], byte[]>) pubSub : null;
+		}
+		catch (RuntimeException ex) {
+			return null;
 		}
 	}
 

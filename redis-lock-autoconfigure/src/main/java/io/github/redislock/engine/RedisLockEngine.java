@@ -403,7 +403,8 @@ public final class RedisLockEngine implements AutoCloseable {
 			public CompletionStage<@Nullable LockHold> start(Thread thread) {
 				long sentAt = System.nanoTime();
 				return RedisLockEngine.this.asyncAcquirer
-					.acquire(acquisition.key(), acquisition.owner(), acquisition.leaseMillis())
+					.acquire(acquisition.key(), acquisition.owner(), acquisition.leaseMillis(),
+							RedisLockEngine.this.subscriptions.subscriptionCommands())
 					.thenApply((attempt) -> attempt.granted() ? grant(acquisition, attempt, thread, sentAt) : null);
 			}
 

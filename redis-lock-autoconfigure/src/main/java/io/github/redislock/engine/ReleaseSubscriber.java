@@ -1,5 +1,8 @@
 package io.github.redislock.engine;
 
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
 /**
  * The connection on which an engine subscribes to release channels: plain pub/sub through
  * Spring Data Redis, or sharded pub/sub on a Redis 7 cluster. Subscribing and
@@ -24,6 +27,17 @@ interface ReleaseSubscriber extends AutoCloseable {
 	 * called periodically from the engine's housekeeping.
 	 */
 	default void repair() {
+	}
+
+	/**
+	 * Lettuce's asynchronous commands on the subscription connection itself, so that a
+	 * command sent on a release message goes out from the thread that received it, with
+	 * no hop to another connection's thread; {@code null} when there are none. They work
+	 * where Redis speaks RESP3 to the connection, which lets a subscribed connection run
+	 * any command.
+	 */
+	default @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands() {
+		return null;
 	}
 
 	/** The state of the connection now. */

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -289,6 +290,15 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	@Override
 	public void onAllMissed() {
 		this.channels.values().forEach(ChannelWaiters::signalAll);
+	}
+
+	/**
+	 * Commands on the subscription connection itself, or {@code null}: see
+	 * {@link ReleaseSubscriber#commands()}.
+	 */
+	@Nullable RedisClusterAsyncCommands<byte[], byte[]> subscriptionCommands() {
+		ReleaseSubscriber current = this.subscriber;
+		return (current != null) ? current.commands() : null;
 	}
 
 	/** The state of the subscription connection now. */

@@ -20,12 +20,15 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 		end
 	end
 	local elsewhere = 0
-	for _, instance in ipairs(redis.call('smembers', KEYS[3])) do
-		if instance ~= ARGV[6] then
-			elsewhere = 1
+	local contenders = redis.call('smembers', KEYS[3])
+	if #contenders > 0 then
+		for _, instance in ipairs(contenders) do
+			if instance ~= ARGV[6] then
+				elsewhere = 1
+			end
 		end
+		redis.call('del', KEYS[3])
 	end
-	redis.call('del', KEYS[3])
 	-- The message names the owner, so that its own JVM can tell its releases from others'.
 	redis.call(ARGV[5], ARGV[2], ARGV[1])
 	return 1 + elsewhere
