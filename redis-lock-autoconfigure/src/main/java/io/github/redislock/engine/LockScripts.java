@@ -10,11 +10,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.RedisOperations;
-import org.springframework.data.redis.core.SessionCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -33,11 +28,9 @@ final class LockScripts {
 	 */
 	static final long FENCE_RETENTION_MILLIS = 60_000;
 
+	/** Also sent asynchronously, by {@link AsyncAcquirer}. */
 	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> ACQUIRE = script("acquire.lua", List.class);
-
-	/** Digest of the acquire script, for asynchronous acquisitions. */
-	static final String ACQUIRE_DIGEST = ACQUIRE.getSha1();
+	static final RedisScript<List> ACQUIRE = script("acquire.lua", List.class);
 
 	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
 
@@ -59,7 +52,7 @@ final class LockScripts {
 
 	private static final RedisScript<Long> READ_WRITE_LEAVE = script("rw-leave.lua", Long.class);
 
-	private final StringRedisTemplate redis;
+	private final ScriptCommands redis;
 
 	private final LockKeys keys;
 
@@ -70,7 +63,7 @@ final class LockScripts {
 	}
 
 	LockScripts(RedisConnectionFactory connectionFactory, LockKeys keys, ReleaseMessaging messaging) {
-		this.redis = new StringRedisTemplate(connectionFactory);
+		this.redis = new ScriptCommands(connectionFactory);
 		this.keys = keys;
 		this.messaging = messaging;
 	}
@@ -178,21 +171,11 @@ final class LockScripts {
 	 * attempt's reply when not granted
 	 */
 	Attempt acquireReplicated(String name, Supplier<Attempt> acquire, int replicas, long timeoutMillis) {
-		return this.redis.execute(new SessionCallback<Attempt>() {
-
-			@Override
-			public <K, V> Attempt execute(RedisOperations<K, V> operations) {
-				Attempt attempt = acquire.get();
-				if (!attempt.granted()) {
-					return attempt;
-				}
-				Long acknowledged = LockScripts.this.redis
-					.execute((RedisCallback<Long>) (connection) -> ReplicaAcknowledgements.await(connection,
-							LockScripts.this.keys.lockKey(name), replicas, timeoutMillis));
-				return attempt.acknowledgedBy((acknowledged != null) ? acknowledged : 0);
-			}
-
-		});
+		Attempt attempt = acquire.get();
+		if (!attempt.granted()) {
+			return attempt;
+		}
+		return attempt.acknowledgedBy(this.redis.awaitReplicas(this.keys.lockKey(name), replicas, timeoutMillis));
 	}
 
 	/**
@@ -217,22 +200,16 @@ final class LockScripts {
 	 * digest, and no caller would be there to send the source instead.
 	 */
 	void releaseBySource(String name, String owner) {
-		byte[][] keysAndArgs = { bytes(this.keys.lockKey(name)), bytes(this.keys.fenceKey(name)),
-				bytes(this.keys.contendersKey(name)), bytes(owner), bytes(this.keys.releaseChannel(name)), bytes("0"),
-				bytes(Long.toString(FENCE_RETENTION_MILLIS)), bytes(this.messaging.publishCommand()),
-				bytes(instanceOf(owner)) };
-		this.redis.execute((RedisCallback<Object>) (connection) -> connection.scriptingCommands()
-			.eval(bytes(RELEASE.getScriptAsString()), ReturnType.INTEGER, 3, keysAndArgs));
+		this.redis.executeBySource(RELEASE,
+				List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.contendersKey(name)), owner,
+				this.keys.releaseChannel(name), "0", Long.toString(FENCE_RETENTION_MILLIS),
+				this.messaging.publishCommand(), instanceOf(owner));
 	}
 
 	/** The instance id an owner token begins with: its JVM's. */
 	static String instanceOf(String owner) {
 		int separator = owner.lastIndexOf(':');
 		return (separator > 0) ? owner.substring(0, separator) : owner;
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/** Extend the owner's lease; false when the lock is no longer the owner's. */
@@ -242,6 +219,16 @@ final class LockScripts {
 
 	private static boolean isOne(@Nullable Long reply) {
 		return reply != null && reply == 1L;
+	}
+
+	/** The commands the scripts run on, for asynchronous acquisitions. */
+	ScriptCommands commands() {
+		return this.redis;
+	}
+
+	/** Close the connection the scripts run on. */
+	void close() {
+		this.redis.close();
 	}
 
 	/**

@@ -110,8 +110,9 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.observer = (observer != null) ? new GuardedLockObserver(observer) : null;
 		this.keys = new LockKeys(options.keyPrefix());
 		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
-		this.asyncAcquirer = new AsyncAcquirer(connectionFactory, this.keys, LockScripts.ACQUIRE_DIGEST);
+
 		this.scripts = new LockScripts(connectionFactory, this.keys, messaging);
+		this.asyncAcquirer = new AsyncAcquirer(this.scripts.commands(), this.keys);
 		String controlChannel = this.keys.controlChannel();
 		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
 				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId());
@@ -642,7 +643,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	public void close() {
 		this.watchdog.close();
 		this.subscriptions.close();
-		this.asyncAcquirer.close();
+		this.scripts.close();
 	}
 
 	/**
