@@ -9,9 +9,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Main class of a JVM that takes a lock and holds it, renewed by the watchdog, until it
- * is killed; run by {@link LockFaultTests}. Arguments: host, port, lock name, watchdog
- * lease and renewal interval in milliseconds. Prints {@code TOKEN <fencing token>}, then
- * {@code HELD} once it holds the lock.
+ * is killed; run by {@link LockFaultTests} and {@link ReadWriteLockTests}. Arguments:
+ * host, port, lock name, watchdog lease and renewal interval in milliseconds, and
+ * optionally a {@link LockMode} (exclusive when absent). Prints
+ * {@code TOKEN <fencing token>}, then {@code HELD} once it holds the lock.
  */
 final class HoldingNode {
 
@@ -29,11 +30,12 @@ final class HoldingNode {
 		factory.afterPropertiesSet();
 		factory.start();
 		LockTemplate template = new LockTemplate(factory, LockOptions.defaults().withWatchdog(lease, renewInterval));
-		LockHandle handle = template.lock(key);
+		LockMode mode = (args.length > 5) ? LockMode.valueOf(args[5]) : LockMode.EXCLUSIVE;
+		LockHandle handle = template.lock(LockRequest.of(key).mode(mode));
 		System.out.println("TOKEN " + handle.fencingToken());
 		System.out.println("HELD");
 		System.out.flush();
-		// Hold until killed: a crash publishes no release.
+		// Hold until killed: a crash releases nothing and publishes nothing.
 		new CountDownLatch(1).await();
 	}
 

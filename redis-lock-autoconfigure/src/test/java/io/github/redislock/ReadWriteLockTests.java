@@ -231,8 +231,8 @@ class ReadWriteLockTests {
 	@Test
 	void killedReaderJvmIsSucceededByWriterAfterItsLease() {
 		Duration lease = Duration.ofSeconds(2);
-		this.child = JavaProcess.start(ReadHoldingNode.class, this.server.host(), Integer.toString(this.server.port()),
-				KEY, Long.toString(lease.toMillis()), "500");
+		this.child = JavaProcess.start(HoldingNode.class, this.server.host(), Integer.toString(this.server.port()), KEY,
+				Long.toString(lease.toMillis()), "500", LockMode.READ.name());
 		this.child.awaitOutput("HELD", Duration.ofSeconds(30));
 		long readerToken = token(this.child.output());
 		assertThat(tryAndRelease(this.node, LockRequest.write(KEY))).isFalse();

@@ -123,20 +123,7 @@ class ClusterResilienceTests {
 			assertThat(cluster.primaryForSlot(slot)).isEqualTo(target).isNotEqualTo(source);
 			workload.awaitEveryThreadCompletes(PROGRESS);
 			workload.stop();
-			assertSoftly((softly) -> {
-				softly.assertThat(workload.unexpected).as("unexpected exceptions").isEmpty();
-				softly.assertThat(workload.sections.overlaps(true)).as("overlapping holders").isEmpty();
-				softly.assertThat(workload.sections.tokenInversions(true)).as("fencing tokens out of order").isEmpty();
-				softly.assertThat(workload.sections.lostCount()).as("grants lost").isZero();
-				softly.assertThat(workload.sections.entriesSince(moved, movedAt))
-					.as("sections of the moved lock after the move")
-					.isGreaterThanOrEqualTo(PROGRESS);
-				for (String name : names) {
-					softly.assertThat(workload.counter(name))
-						.as("counter of %s", name)
-						.isBetween(workload.written(name), workload.written(name) + workload.uncertain(name));
-				}
-			});
+			assertExclusiveAndIntact(workload, names, moved, movedAt);
 		}
 	}
 
@@ -164,21 +151,30 @@ class ClusterResilienceTests {
 			assertThat(cluster.primaryForSlot(slot)).isEqualTo(replica);
 			workload.awaitEveryThreadCompletes(PROGRESS);
 			workload.stop();
-			assertSoftly((softly) -> {
-				softly.assertThat(workload.unexpected).as("unexpected exceptions").isEmpty();
-				softly.assertThat(workload.sections.lostCount()).as("grants lost").isZero();
-				softly.assertThat(workload.sections.overlaps(true)).as("overlapping holders").isEmpty();
-				softly.assertThat(workload.sections.tokenInversions(true)).as("fencing tokens out of order").isEmpty();
-				softly.assertThat(workload.sections.entriesSince(hot, failedOverAt))
-					.as("sections of the hot lock after the failover")
-					.isGreaterThanOrEqualTo(PROGRESS);
-				for (String name : names) {
-					softly.assertThat(workload.counter(name))
-						.as("counter of %s", name)
-						.isBetween(workload.written(name), workload.written(name) + workload.uncertain(name));
-				}
-			});
+			assertExclusiveAndIntact(workload, names, hot, failedOverAt);
 		}
+	}
+
+	/**
+	 * Asserts what must hold across a slot move or a coordinated failover: no unexpected
+	 * exception, no grant lost, no two holders at once, fencing tokens in order, work on
+	 * the affected lock after the event, and every counter within what was written.
+	 */
+	private static void assertExclusiveAndIntact(Workload workload, List<String> names, String affected, long eventAt) {
+		assertSoftly((softly) -> {
+			softly.assertThat(workload.unexpected).as("unexpected exceptions").isEmpty();
+			softly.assertThat(workload.sections.lostCount()).as("grants lost").isZero();
+			softly.assertThat(workload.sections.overlaps(true)).as("overlapping holders").isEmpty();
+			softly.assertThat(workload.sections.tokenInversions(true)).as("fencing tokens out of order").isEmpty();
+			softly.assertThat(workload.sections.entriesSince(affected, eventAt))
+				.as("sections of %s after the event", affected)
+				.isGreaterThanOrEqualTo(PROGRESS);
+			for (String name : names) {
+				softly.assertThat(workload.counter(name))
+					.as("counter of %s", name)
+					.isBetween(workload.written(name), workload.written(name) + workload.uncertain(name));
+			}
+		});
 	}
 
 	/**
