@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
+import io.github.redislock.LockNotReplicatedException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
@@ -295,6 +296,43 @@ class ClusterLockTests {
 					previous = handle.fencingToken();
 				}
 			}
+		}
+	}
+
+	/**
+	 * With {@code minReplicas}, the {@code WAIT} after a grant goes to the primary that
+	 * made it, on the connection that sent it: a grant on a primary whose replica is
+	 * stalled is refused and released, while a grant on another primary, whose replica
+	 * answers, is not. A {@code WAIT} sent anywhere else would count no pending write and
+	 * let the first grant through.
+	 */
+	@Test
+	void minReplicasWaitsForTheReplicaOfTheLocksOwnPrimary() {
+		LockTemplate safe = this.locks
+			.template(LockOptions.defaults().withMinReplicas(1, ClusterLocks.COMMAND_TIMEOUT.dividedBy(2)));
+		String stalled = names.get(0);
+		String healthy = names.get(1);
+		try (LockHandle warm = safe.lock(stalled)) {
+			assertThat(warm.isHeld()).isTrue();
+		}
+		RedisServer replica = cluster.replicasOf(this.locks.primaryOf(stalled)).get(0);
+		replica.pause();
+		try {
+			assertThatExceptionOfType(LockNotReplicatedException.class).isThrownBy(() -> safe.lock(stalled))
+				.withMessageContaining(stalled);
+			try (RedisCli primary = this.locks.cliOf(stalled)) {
+				assertThat(primary.get(ClusterLocks.lockKey(stalled))).as("refused grant left behind").isNull();
+			}
+			try (LockHandle other = safe.lock(healthy)) {
+				assertThat(other.isHeld()).isTrue();
+			}
+		}
+		finally {
+			replica.resume();
+		}
+		cluster.awaitHealthy(Duration.ofSeconds(30));
+		try (LockHandle again = safe.lock(stalled)) {
+			assertThat(again.isHeld()).isTrue();
 		}
 	}
 
