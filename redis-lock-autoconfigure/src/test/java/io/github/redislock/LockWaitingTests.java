@@ -16,6 +16,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.protocol.ProtocolVersion;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -71,6 +77,37 @@ class LockWaitingTests {
 		assertThat(granted.isHeld()).isTrue();
 		assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
 		closeOn(granted);
+	}
+
+	/**
+	 * Over RESP2 a subscribed connection refuses every other command, so the acquire a
+	 * release message triggers cannot go out on it: it goes out on the engine's own
+	 * connection instead, and the waiter still wakes holding the lock.
+	 */
+	@Test
+	void waiterIsWokenByReleaseOverResp2(RedisServer server) throws Exception {
+		LettuceConnectionFactory resp2 = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(server.host(), server.port()),
+				LettuceClientConfiguration.builder()
+					.clientOptions(ClientOptions.builder().protocolVersion(ProtocolVersion.RESP2).build())
+					.build());
+		resp2.afterPropertiesSet();
+		resp2.start();
+		try (LockTemplate waiting = new LockTemplate(resp2)) {
+			for (int i = 0; i < 3; i++) {
+				LockHandle held = this.holderNode.lock("order:1");
+				CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> waiting.lock(LONG_WAIT),
+						this.executor);
+				await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == 1);
+				held.close();
+				LockHandle granted = waiter.get(5, TimeUnit.SECONDS);
+				assertThat(granted.isHeld()).isTrue();
+				closeOn(granted);
+			}
+		}
+		finally {
+			resp2.destroy();
+		}
 	}
 
 	@Test

@@ -44,12 +44,24 @@ final class AsyncAcquirer {
 			@Nullable RedisClusterAsyncCommands<byte[], byte[]> subscriptionCommands) {
 		if (subscriptionCommands != null && !this.subscriptionRefusesCommands) {
 			return send(subscriptionCommands, name, owner, leaseMillis).exceptionallyCompose((ex) -> {
-				// RESP2: a subscribed connection runs no other command. Use the engine's.
-				this.subscriptionRefusesCommands = true;
-				return acquire(name, owner, leaseMillis, null);
+				if (isRefusedWhileSubscribed(ex)) {
+					// RESP2: a subscribed connection runs no other command, now or later.
+					this.subscriptionRefusesCommands = true;
+				}
+				return send(this.commands.commands(), name, owner, leaseMillis);
 			});
 		}
 		return send(this.commands.commands(), name, owner, leaseMillis);
+	}
+
+	private static boolean isRefusedWhileSubscribed(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.contains("allowed in this context")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private CompletionStage<LockScripts.Attempt> send(RedisClusterAsyncCommands<byte[], byte[]> async, String name,

@@ -130,14 +130,15 @@ final class LockScripts {
 	 * {@link #release(String, String, long)}, and for other kinds 0 or more
 	 */
 	long release(LockKind kind, String name, String owner, long lastToken) {
-		Long reply = switch (kind) {
-			case EXCLUSIVE -> release(name, owner, lastToken) + 1;
-			case FAIR -> this.redis.execute(FAIR_RELEASE,
-					List.of(this.keys.lockKey(name), this.keys.queueKey(name), this.keys.queueDeadlinesKey(name)),
-					owner, this.keys.releaseChannel(name), this.messaging.publishCommand());
-			case READ, WRITE -> this.redis.execute(READ_WRITE_RELEASE, List.of(this.keys.readWriteKey(name)), owner,
-					side(kind), this.keys.readWriteChannel(name), this.messaging.publishCommand());
-		};
+		if (kind == LockKind.EXCLUSIVE) {
+			return release(name, owner, lastToken);
+		}
+		Long reply = (kind == LockKind.FAIR)
+				? this.redis.execute(FAIR_RELEASE,
+						List.of(this.keys.lockKey(name), this.keys.queueKey(name), this.keys.queueDeadlinesKey(name)),
+						owner, this.keys.releaseChannel(name), this.messaging.publishCommand())
+				: this.redis.execute(READ_WRITE_RELEASE, List.of(this.keys.readWriteKey(name)), owner, side(kind),
+						this.keys.readWriteChannel(name), this.messaging.publishCommand());
 		return (reply != null) ? reply - 1 : -1;
 	}
 

@@ -9,7 +9,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -162,7 +164,7 @@ final class ScriptCommands implements AutoCloseable {
 
 	/** Drop the connection after it failed: the factory may have replaced it. */
 	private void forgetOn(@Nullable Throwable failure) {
-		if (!(failure instanceof io.lettuce.core.RedisCommandExecutionException)) {
+		if (!(failure instanceof RedisCommandExecutionException)) {
 			forget();
 		}
 	}
@@ -206,8 +208,7 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	private static RuntimeException asRuntime(@Nullable Throwable ex) {
-		return (ex instanceof RuntimeException runtime) ? runtime
-				: new io.lettuce.core.RedisException("Redis failed", ex);
+		return (ex instanceof RuntimeException runtime) ? runtime : new RedisException("Redis failed", ex);
 	}
 
 	static byte[] bytes(String value) {
