@@ -13,11 +13,12 @@ if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 	-- grants within one microsecond and a clock that steps back within its lifetime.
 	local now = redis.call('time')
 	local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-	local last = tonumber(redis.call('get', KEYS[2]))
+	-- One command in the usual case: write the token and read the one it replaces.
+	local last = tonumber(redis.call('set', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3], 'GET'))
 	if last and last >= token then
 		token = last + 1
+		redis.call('set', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
 	end
-	redis.call('set', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
 	return {1, token}
 end
 -- Refused: note the JVM, so that the holder's JVM, releasing, knows whether another JVM waits.
