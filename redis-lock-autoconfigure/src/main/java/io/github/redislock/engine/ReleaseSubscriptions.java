@@ -166,11 +166,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		return waiters != null && waiters.handOff(successor, install);
 	}
 
-	/** Whether this JVM is subscribed to the channel. */
-	boolean isSubscribed(String channel) {
-		return this.channels.containsKey(channel);
-	}
-
 	/**
 	 * How long this JVM still yields the lock to other JVMs; 0 or less when it does not.
 	 */
@@ -392,10 +387,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		/** Mark the waiter as woken without waking its thread yet. */
 		void claim() {
 			this.signalled = true;
-		}
-
-		Thread thread() {
-			return this.thread;
 		}
 
 		/** The hold handed to this waiter, if any, now owned by the caller. */
