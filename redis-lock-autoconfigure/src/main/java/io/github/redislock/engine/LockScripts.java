@@ -30,21 +30,21 @@ final class LockScripts {
 
 	/** Also sent asynchronously, by {@link AsyncAcquirer}. */
 	@SuppressWarnings("rawtypes")
-	static final RedisScript<List> ACQUIRE = script("acquire.lua", List.class);
+	static final RedisScript<List> ACQUIRE = fencedScript("acquire.lua", List.class);
 
 	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
 
 	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
 
 	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> FAIR_ACQUIRE = script("fair-acquire.lua", List.class);
+	private static final RedisScript<List> FAIR_ACQUIRE = fencedScript("fair-acquire.lua", List.class);
 
 	private static final RedisScript<Long> FAIR_RELEASE = script("fair-release.lua", Long.class);
 
 	private static final RedisScript<Long> FAIR_LEAVE = script("fair-leave.lua", Long.class);
 
 	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> READ_WRITE_ACQUIRE = script("rw-acquire.lua", List.class);
+	private static final RedisScript<List> READ_WRITE_ACQUIRE = fencedScript("rw-acquire.lua", List.class);
 
 	private static final RedisScript<Long> READ_WRITE_RELEASE = script("rw-release.lua", Long.class);
 
@@ -237,9 +237,21 @@ final class LockScripts {
 	 * resource for changes at every call, which cost more than the rest of the call did.
 	 */
 	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
+		return RedisScript.of(text(name), resultType);
+	}
+
+	/**
+	 * Read an acquire script with {@code fencing-token.lua} in front of it: Redis scripts
+	 * cannot include one another, and every kind of lock grants its fencing tokens alike.
+	 */
+	private static <T> RedisScript<T> fencedScript(String name, Class<T> resultType) {
+		return RedisScript.of(text("fencing-token.lua") + text(name), resultType);
+	}
+
+	private static String text(String name) {
 		ClassPathResource resource = new ClassPathResource(name, LockScripts.class);
 		try {
-			return RedisScript.of(resource.getContentAsString(StandardCharsets.UTF_8), resultType);
+			return resource.getContentAsString(StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read the lock script " + resource, ex);

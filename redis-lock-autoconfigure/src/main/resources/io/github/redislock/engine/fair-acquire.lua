@@ -28,13 +28,7 @@ if redis.call('exists', KEYS[1]) == 0 and (not head or head == ARGV[1]) then
 		redis.call('zrem', KEYS[4], head)
 	end
 	redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
-	local token = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-	local last = tonumber(redis.call('get', KEYS[2]))
-	if last and last >= token then
-		token = last + 1
-	end
-	redis.call('set', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
-	return {1, token}
+	return {1, next_fencing_token(KEYS[2], ARGV[3], clock)}
 end
 local wait = tonumber(ARGV[4])
 if wait > 0 then

@@ -49,13 +49,7 @@ if granted then
 	if intent == ARGV[1] then
 		redis.call('del', KEYS[2])
 	end
-	local token = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-	local last = tonumber(redis.call('get', KEYS[3]))
-	if last and last >= token then
-		token = last + 1
-	end
-	redis.call('set', KEYS[3], string.format('%.0f', token), 'PX', ARGV[4])
-	return {1, token}
+	return {1, next_fencing_token(KEYS[3], ARGV[4], clock)}
 end
 if not reading and tonumber(ARGV[5]) > 0 and (not intent or intent == ARGV[1]) then
 	redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[5])
