@@ -7,9 +7,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
-
-import org.jspecify.annotations.Nullable;
 
 /**
  * The threads of one JVM on the hot key. They start together at a wall-clock time that
@@ -28,21 +25,13 @@ final class HotKeyRun {
 
 	private final Counter counter;
 
-	private final long startNanos;
-
-	private final long measureFromNanos;
-
-	private final long endNanos;
-
-	private final Thread[] threads;
+	private final TimedThreads threads;
 
 	private final Samples[] waits;
 
 	private final long[] measured;
 
 	private final long[] total;
-
-	private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 
 	HotKeyRun(LockClient client, LockClient.Kind kind, Counter counter, int threads, long startEpochMillis,
 			Duration warmup, Duration duration) {
@@ -52,60 +41,48 @@ final class HotKeyRun {
 		this.client = client;
 		this.fair = kind == LockClient.Kind.FAIR;
 		this.counter = counter;
-		this.startNanos = System.nanoTime() + (startEpochMillis - System.currentTimeMillis()) * 1_000_000;
-		this.measureFromNanos = this.startNanos + warmup.toNanos();
-		this.endNanos = this.measureFromNanos + duration.toNanos();
-		this.threads = new Thread[threads];
 		this.waits = new Samples[threads];
 		this.measured = new long[threads];
 		this.total = new long[threads];
 		for (int i = 0; i < threads; i++) {
-			int index = i;
 			this.waits[i] = new Samples();
-			this.threads[i] = new Thread(() -> loop(index), "hot-key-" + i);
 		}
+		long startNanos = System.nanoTime() + (startEpochMillis - System.currentTimeMillis()) * 1_000_000;
+		this.threads = new TimedThreads("hot-key", threads, startNanos, warmup, duration, this::loop);
 	}
 
 	HotKeyRun start() {
-		for (Thread thread : this.threads) {
-			thread.start();
-		}
+		this.threads.start();
 		return this;
 	}
 
 	long measureFromNanos() {
-		return this.measureFromNanos;
+		return this.threads.measureFromNanos();
 	}
 
 	long endNanos() {
-		return this.endNanos;
+		return this.threads.endNanos();
 	}
 
 	private void loop(int index) {
-		try {
-			ScenarioContext.sleepUntil(this.startNanos);
-			while (true) {
-				long requested = System.nanoTime();
-				LockClient.Release release = this.fair ? this.client.acquireFair(KEY) : this.client.acquire(KEY);
-				long granted = System.nanoTime();
-				try {
-					this.counter.increment();
-				}
-				finally {
-					release.release();
-				}
-				this.total[index]++;
-				if (granted - this.endNanos >= 0) {
-					return;
-				}
-				if (granted - this.measureFromNanos >= 0) {
-					this.measured[index]++;
-					this.waits[index].add(granted - requested);
-				}
+		while (true) {
+			long requested = System.nanoTime();
+			LockClient.Release release = this.fair ? this.client.acquireFair(KEY) : this.client.acquire(KEY);
+			long granted = System.nanoTime();
+			try {
+				this.counter.increment();
 			}
-		}
-		catch (Throwable ex) {
-			this.failure.compareAndSet(null, ex);
+			finally {
+				release.release();
+			}
+			this.total[index]++;
+			if (this.threads.isOver(granted)) {
+				return;
+			}
+			if (this.threads.isMeasured(granted)) {
+				this.measured[index]++;
+				this.waits[index].add(granted - requested);
+			}
 		}
 	}
 
@@ -114,26 +91,14 @@ final class HotKeyRun {
 	 * the window, and return the CPU time this JVM used within it.
 	 */
 	long measure(Runnable atStart, Runnable atEnd) {
-		ScenarioContext.sleepUntil(this.measureFromNanos);
-		atStart.run();
-		long cpu = -CpuTime.process();
-		ScenarioContext.sleepUntil(this.endNanos);
-		cpu += CpuTime.process();
-		atEnd.run();
-		return cpu;
+		return this.threads.measure(atStart, atEnd);
 	}
 
 	Outcome join(long cpuNanos) throws InterruptedException {
-		for (Thread thread : this.threads) {
-			thread.join();
-		}
-		Throwable failed = this.failure.get();
-		if (failed != null) {
-			throw Failures.rethrow(failed);
-		}
+		this.threads.join();
 		Samples allWaits = new Samples();
 		long operations = 0;
-		for (int i = 0; i < this.threads.length; i++) {
+		for (int i = 0; i < this.threads.size(); i++) {
 			allWaits.addAll(this.waits[i]);
 			operations += this.total[i];
 		}

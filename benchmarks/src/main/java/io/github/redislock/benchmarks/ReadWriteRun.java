@@ -4,9 +4,6 @@ import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-
-import org.jspecify.annotations.Nullable;
 
 /**
  * Threads of one JVM on one read/write lock: each acquisition is a read, a {@code GET} of
@@ -38,13 +35,7 @@ final class ReadWriteRun {
 
 	private final Counter counter;
 
-	private final long startNanos;
-
-	private final long measureFromNanos;
-
-	private final long endNanos;
-
-	private final Thread[] threads;
+	private final TimedThreads threads;
 
 	private final Samples[] readWaits;
 
@@ -58,70 +49,56 @@ final class ReadWriteRun {
 
 	private final AtomicLong overlaps = new AtomicLong();
 
-	private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-
 	ReadWriteRun(LockClient client, Counter counter, int threads, Duration warmup, Duration duration) {
 		this.client = client;
 		this.counter = counter;
-		this.startNanos = System.nanoTime() + START_DELAY.toNanos();
-		this.measureFromNanos = this.startNanos + warmup.toNanos();
-		this.endNanos = this.measureFromNanos + duration.toNanos();
-		this.threads = new Thread[threads];
 		this.readWaits = new Samples[threads];
 		this.writeWaits = new Samples[threads];
 		this.totalWrites = new long[threads];
 		for (int i = 0; i < threads; i++) {
-			int index = i;
 			this.readWaits[i] = new Samples();
 			this.writeWaits[i] = new Samples();
-			this.threads[i] = new Thread(() -> loop(index), "read-write-" + i);
 		}
+		this.threads = new TimedThreads("read-write", threads, System.nanoTime() + START_DELAY.toNanos(), warmup,
+				duration, this::loop);
 	}
 
 	ReadWriteRun start() {
-		for (Thread thread : this.threads) {
-			thread.start();
-		}
+		this.threads.start();
 		return this;
 	}
 
 	long measureFromNanos() {
-		return this.measureFromNanos;
+		return this.threads.measureFromNanos();
 	}
 
 	private void loop(int index) {
 		SplittableRandom random = new SplittableRandom(SEED + index);
-		try {
-			ScenarioContext.sleepUntil(this.startNanos);
-			while (true) {
-				boolean write = random.nextInt(WRITE_ONE_IN) == 0;
-				long requested = System.nanoTime();
-				LockClient.Release release = write ? this.client.acquireWrite(KEY) : this.client.acquireRead(KEY);
-				long granted = System.nanoTime();
-				try {
-					if (write) {
-						write();
-					}
-					else {
-						read();
-					}
-				}
-				finally {
-					release.release();
-				}
+		while (true) {
+			boolean write = random.nextInt(WRITE_ONE_IN) == 0;
+			long requested = System.nanoTime();
+			LockClient.Release release = write ? this.client.acquireWrite(KEY) : this.client.acquireRead(KEY);
+			long granted = System.nanoTime();
+			try {
 				if (write) {
-					this.totalWrites[index]++;
+					write();
 				}
-				if (granted - this.endNanos >= 0) {
-					return;
-				}
-				if (granted - this.measureFromNanos >= 0) {
-					(write ? this.writeWaits : this.readWaits)[index].add(granted - requested);
+				else {
+					read();
 				}
 			}
-		}
-		catch (Throwable ex) {
-			this.failure.compareAndSet(null, ex);
+			finally {
+				release.release();
+			}
+			if (write) {
+				this.totalWrites[index]++;
+			}
+			if (this.threads.isOver(granted)) {
+				return;
+			}
+			if (this.threads.isMeasured(granted)) {
+				(write ? this.writeWaits : this.readWaits)[index].add(granted - requested);
+			}
 		}
 	}
 
@@ -157,27 +134,15 @@ final class ReadWriteRun {
 	 * the window, and return the CPU time this JVM used within it.
 	 */
 	long measure(Runnable atStart, Runnable atEnd) {
-		ScenarioContext.sleepUntil(this.measureFromNanos);
-		atStart.run();
-		long cpu = -CpuTime.process();
-		ScenarioContext.sleepUntil(this.endNanos);
-		cpu += CpuTime.process();
-		atEnd.run();
-		return cpu;
+		return this.threads.measure(atStart, atEnd);
 	}
 
 	Outcome join(long cpuNanos) throws InterruptedException {
-		for (Thread thread : this.threads) {
-			thread.join();
-		}
-		Throwable failed = this.failure.get();
-		if (failed != null) {
-			throw Failures.rethrow(failed);
-		}
+		this.threads.join();
 		Samples reads = new Samples();
 		Samples writes = new Samples();
 		long totalWrites = 0;
-		for (int i = 0; i < this.threads.length; i++) {
+		for (int i = 0; i < this.threads.size(); i++) {
 			reads.addAll(this.readWaits[i]);
 			writes.addAll(this.writeWaits[i]);
 			totalWrites += this.totalWrites[i];
