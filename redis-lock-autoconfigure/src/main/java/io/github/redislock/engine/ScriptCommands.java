@@ -146,8 +146,14 @@ final class ScriptCommands implements AutoCloseable {
 	 * Lettuce's asynchronous commands of the engine's connection, opened at the first
 	 * use.
 	 */
+	RedisClusterAsyncCommands<byte[], byte[]> commands() {
+		// Every script call comes here: no lock once the connection is open.
+		RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
+		return (current != null) ? current : open();
+	}
+
 	@SuppressWarnings("unchecked")
-	synchronized RedisClusterAsyncCommands<byte[], byte[]> commands() {
+	private synchronized RedisClusterAsyncCommands<byte[], byte[]> open() {
 		RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
 		if (current != null) {
 			return current;
