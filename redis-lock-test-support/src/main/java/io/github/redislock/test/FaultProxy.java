@@ -19,12 +19,17 @@ import java.util.concurrent.TimeUnit;
  * are accepted but not forwarded, so the client sees timeouts, not errors. Bytes are
  * held, not dropped, as in a network partition: after {@link #pass()} they go through, so
  * a command the client gave up on may still be executed and answered late;</li>
+ * <li>{@link #holdReplies()}: the client's bytes go through but the target's replies are
+ * held, so Redis runs the commands while the client waits for answers; ending the
+ * connections then loses the replies, and a client that sends unanswered commands again
+ * after reconnecting (as Lettuce does) makes Redis run them twice;</li>
  * <li>{@link #refuse()}: nobody listens on the port, so connecting fails at once;
  * connections already accepted go on.</li>
  * </ul>
- * {@link #closeConnections()} resets every current connection in any mode. Each
- * connection uses two daemon threads; the target is connected to when the client sends
- * its first bytes and they may be forwarded. Thread-safe.
+ * {@link #closeConnections()} resets every current connection in any mode, and
+ * {@link #endConnections()} closes them cleanly, as a server does that shuts a
+ * connection. Each connection uses two daemon threads; the target is connected to when
+ * the client sends its first bytes and they may be forwarded. Thread-safe.
  */
 public final class FaultProxy implements AutoCloseable {
 
@@ -118,6 +123,18 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Forwards the client's bytes but holds the target's replies until another mode is
+	 * set, so that commands run while their answers wait. Together with
+	 * {@link #endConnections()} or {@link #closeConnections()} this loses the answers of
+	 * commands that ran. Listens again if {@link #refuse() refusing}.
+	 * @throws IllegalStateException if the proxy is closed or its port was taken
+	 * meanwhile
+	 */
+	public void holdReplies() {
+		setMode(Mode.HOLD_REPLIES, 0);
+	}
+
+	/**
 	 * Stops listening, so that connecting fails with "connection refused", as when the
 	 * target is down. Connections the proxy accepted go on forwarding (those that the
 	 * kernel completed but the proxy had not accepted yet are reset); call
@@ -137,6 +154,17 @@ public final class FaultProxy implements AutoCloseable {
 	public void closeConnections() {
 		for (ProxyConnection connection : this.connections) {
 			connection.close(true);
+		}
+	}
+
+	/**
+	 * Closes every current connection cleanly (TCP FIN to the client, close to the
+	 * target), as a Redis server does that ends a connection; held bytes are dropped. New
+	 * connections are accepted as the mode says.
+	 */
+	public void endConnections() {
+		for (ProxyConnection connection : this.connections) {
+			connection.close(false);
 		}
 	}
 
@@ -176,15 +204,17 @@ public final class FaultProxy implements AutoCloseable {
 	 * Waits until a chunk of bytes read at the given time may be forwarded.
 	 * @param readNanos when the chunk was read, from {@link System#nanoTime()}
 	 * @param connection the connection of the chunk
+	 * @param reply whether the chunk goes from the target to the client
 	 * @return {@code true} to forward it, {@code false} if the connection was closed
 	 * meanwhile
 	 */
-	boolean awaitForwarding(long readNanos, ProxyConnection connection) {
+	boolean awaitForwarding(long readNanos, ProxyConnection connection, boolean reply) {
 		synchronized (this.lock) {
 			try {
 				while (!connection.isClosed() && !this.closed) {
 					long waitNanos = switch (this.mode) {
 						case BLACKHOLE -> Long.MAX_VALUE;
+						case HOLD_REPLIES -> reply ? Long.MAX_VALUE : 0;
 						case DELAY -> readNanos + this.delayNanos - System.nanoTime();
 						default -> 0;
 					};
@@ -250,7 +280,7 @@ public final class FaultProxy implements AutoCloseable {
 
 	private enum Mode {
 
-		PASS, DELAY, BLACKHOLE, REFUSE
+		PASS, DELAY, BLACKHOLE, HOLD_REPLIES, REFUSE
 
 	}
 

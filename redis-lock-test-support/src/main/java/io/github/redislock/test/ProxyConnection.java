@@ -101,7 +101,7 @@ final class ProxyConnection {
 			byte[] buffer = new byte[BUFFER_SIZE];
 			int read;
 			while ((read = input.read(buffer)) != -1) {
-				if (!this.proxy.awaitForwarding(System.nanoTime(), this)) {
+				if (!this.proxy.awaitForwarding(System.nanoTime(), this, false)) {
 					break;
 				}
 				if (output == null) {
@@ -125,7 +125,7 @@ final class ProxyConnection {
 			byte[] buffer = new byte[BUFFER_SIZE];
 			int read;
 			while ((read = input.read(buffer)) != -1) {
-				if (!this.proxy.awaitForwarding(System.nanoTime(), this)) {
+				if (!this.proxy.awaitForwarding(System.nanoTime(), this, true)) {
 					break;
 				}
 				output.write(buffer, 0, read);

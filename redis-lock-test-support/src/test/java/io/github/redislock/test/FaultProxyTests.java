@@ -92,6 +92,23 @@ class FaultProxyTests {
 	}
 
 	@Test
+	void holdRepliesLetsCommandsRunAndEndConnectionsLosesTheirAnswers(RedisServer server) throws IOException {
+		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port());
+				Socket socket = new Socket(proxy.host(), proxy.port());
+				RedisCli direct = server.cli()) {
+			socket.setSoTimeout((int) SHORT_TIMEOUT.toMillis());
+			proxy.holdReplies();
+			socket.getOutputStream().write("*2\r\n$4\r\nINCR\r\n$7\r\ncounter\r\n".getBytes(StandardCharsets.US_ASCII));
+			await().atMost(Duration.ofSeconds(5)).until(() -> "1".equals(direct.get("counter")));
+			InputStream input = socket.getInputStream();
+			assertThatExceptionOfType(SocketTimeoutException.class).isThrownBy(input::read);
+			proxy.endConnections();
+			assertThat(input.read()).isEqualTo(-1);
+			assertThat(proxy.connectionCount()).isZero();
+		}
+	}
+
+	@Test
 	void closeConnectionsFailsTheNextCommandAndNewConnectionsWork(RedisServer server) {
 		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port());
 				RedisCli cli = new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT)) {
