@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class LockArguments {
 
+	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
+
 	private LockArguments() {
 	}
 
@@ -18,6 +20,11 @@ final class LockArguments {
 		if (key == null || key.isBlank()) {
 			throw new IllegalArgumentException("Lock key must not be " + ((key == null) ? "null" : "blank")
 					+ "; give the name of the resource to lock, such as \"order:42\"");
+		}
+		if (key.charAt(0) == '}') {
+			throw new IllegalArgumentException("Lock key must not begin with '}' but was \"" + key
+					+ "\": the key sits inside a Redis Cluster hash tag, which would be empty and scatter the lock's "
+					+ "keys over several slots; put some text before the '}'");
 		}
 		return key;
 	}
@@ -29,9 +36,14 @@ final class LockArguments {
 		return duration;
 	}
 
+	/**
+	 * Require a duration of at least one millisecond, the unit Redis counts leases and
+	 * timeouts in: a shorter one would reach Redis as zero.
+	 */
 	static Duration requirePositive(@Nullable Duration duration, String name) {
-		if (duration == null || duration.isNegative() || duration.isZero()) {
-			throw new IllegalArgumentException(name + " must be positive but was " + duration);
+		if (duration == null || duration.compareTo(ONE_MILLISECOND) < 0) {
+			throw new IllegalArgumentException(
+					name + " must be at least 1 ms (Redis counts it in milliseconds) but was " + duration);
 		}
 		return duration;
 	}

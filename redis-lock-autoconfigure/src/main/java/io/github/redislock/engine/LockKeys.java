@@ -28,6 +28,14 @@ record LockKeys(String prefix) {
 		return this.prefix + "{" + name + "}:contenders";
 	}
 
+	/**
+	 * Short-lived mark that an owner released the lock, which tells a release run again
+	 * after a reconnect from a lock that was lost.
+	 */
+	String releasedKey(String name, String owner) {
+		return this.prefix + "{" + name + "}:released:" + owner;
+	}
+
 	/** Channel on which a release is announced to waiters. */
 	String releaseChannel(String name) {
 		return this.prefix + "{" + name + "}:released";

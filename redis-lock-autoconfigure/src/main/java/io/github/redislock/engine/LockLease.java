@@ -1,5 +1,7 @@
 package io.github.redislock.engine;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One grant of a lock by Redis to this JVM: the owner token stored in Redis and what this
  * JVM knows of its lease. The holds of local threads that the grant is handed to in turn
@@ -25,6 +27,9 @@ final class LockLease {
 	private volatile long expiresAtNanos;
 
 	private volatile boolean lost;
+
+	/** The hold the lease belongs to now: the latest one it was handed to. */
+	private volatile @Nullable LockHold hold;
 
 	LockLease(LockKind kind, String key, String owner, long fencingToken, long leaseMillis, boolean renewed,
 			long requestedAtNanos) {
@@ -56,6 +61,15 @@ final class LockLease {
 	 */
 	long fencingToken() {
 		return this.fencingToken;
+	}
+
+	@Nullable LockHold hold() {
+		return this.hold;
+	}
+
+	/** Record the hold the lease now belongs to, when granted or handed over. */
+	void heldBy(LockHold hold) {
+		this.hold = hold;
 	}
 
 	long leaseMillis() {

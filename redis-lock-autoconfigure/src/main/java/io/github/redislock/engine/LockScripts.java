@@ -114,12 +114,12 @@ final class LockScripts {
 	 */
 	void leave(LockKind kind, String name, String owner) {
 		if (kind == LockKind.FAIR) {
-			this.redis.execute(FAIR_LEAVE,
+			this.redis.executeUninterruptibly(FAIR_LEAVE,
 					List.of(this.keys.lockKey(name), this.keys.queueKey(name), this.keys.queueDeadlinesKey(name)),
 					owner, this.keys.releaseChannel(name), this.messaging.publishCommand());
 		}
 		else if (kind == LockKind.WRITE) {
-			this.redis.execute(READ_WRITE_LEAVE, List.of(this.keys.writerIntentKey(name)), owner,
+			this.redis.executeUninterruptibly(READ_WRITE_LEAVE, List.of(this.keys.writerIntentKey(name)), owner,
 					this.keys.readWriteChannel(name), this.messaging.publishCommand());
 		}
 	}
@@ -134,11 +134,13 @@ final class LockScripts {
 			return release(name, owner, lastToken);
 		}
 		Long reply = (kind == LockKind.FAIR)
-				? this.redis.execute(FAIR_RELEASE,
-						List.of(this.keys.lockKey(name), this.keys.queueKey(name), this.keys.queueDeadlinesKey(name)),
-						owner, this.keys.releaseChannel(name), this.messaging.publishCommand())
-				: this.redis.execute(READ_WRITE_RELEASE, List.of(this.keys.readWriteKey(name)), owner, side(kind),
-						this.keys.readWriteChannel(name), this.messaging.publishCommand());
+				? this.redis.executeUninterruptibly(FAIR_RELEASE,
+						List.of(this.keys.lockKey(name), this.keys.queueKey(name), this.keys.queueDeadlinesKey(name),
+								this.keys.releasedKey(name, owner)),
+						owner, this.keys.releaseChannel(name), this.messaging.publishCommand(), releaseMarkMillis())
+				: this.redis.executeUninterruptibly(READ_WRITE_RELEASE,
+						List.of(this.keys.readWriteKey(name), this.keys.releasedKey(name, owner)), owner, side(kind),
+						this.keys.readWriteChannel(name), this.messaging.publishCommand(), releaseMarkMillis());
 		return (reply != null) ? reply - 1 : -1;
 	}
 
@@ -187,10 +189,9 @@ final class LockScripts {
 	 * (it waits), 0 when released otherwise, -1 when the owner did not hold the lock
 	 */
 	long release(String name, String owner, long lastToken) {
-		Long reply = this.redis.execute(RELEASE,
-				List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.contendersKey(name)), owner,
+		Long reply = this.redis.executeUninterruptibly(RELEASE, releaseKeys(name, owner), owner,
 				this.keys.releaseChannel(name), Long.toString(lastToken), Long.toString(FENCE_RETENTION_MILLIS),
-				this.messaging.publishCommand(), instanceOf(owner));
+				this.messaging.publishCommand(), instanceOf(owner), releaseMarkMillis());
 		return (reply != null) ? reply - 1 : -1;
 	}
 
@@ -201,10 +202,22 @@ final class LockScripts {
 	 * digest, and no caller would be there to send the source instead.
 	 */
 	void releaseBySource(String name, String owner) {
-		this.redis.executeBySource(RELEASE,
-				List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.contendersKey(name)), owner,
-				this.keys.releaseChannel(name), "0", Long.toString(FENCE_RETENTION_MILLIS),
-				this.messaging.publishCommand(), instanceOf(owner));
+		this.redis.executeBySource(RELEASE, releaseKeys(name, owner), owner, this.keys.releaseChannel(name), "0",
+				Long.toString(FENCE_RETENTION_MILLIS), this.messaging.publishCommand(), instanceOf(owner),
+				releaseMarkMillis());
+	}
+
+	private List<String> releaseKeys(String name, String owner) {
+		return List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.contendersKey(name),
+				this.keys.releasedKey(name, owner));
+	}
+
+	/**
+	 * How long a release leaves its mark: as long as Lettuce may send the release again
+	 * after a reconnect, so that the second run finds it.
+	 */
+	private String releaseMarkMillis() {
+		return Long.toString(this.redis.replayWindowMillis());
 	}
 
 	/** The instance id an owner token begins with: its JVM's. */

@@ -1,7 +1,5 @@
 package io.github.redislock.engine;
 
-import java.util.Map;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,11 +13,8 @@ final class ObservedLeases implements LockWatchdog.LeaseEvents {
 
 	private final LockObserver observer;
 
-	private final Map<String, LockHold> holds;
-
-	ObservedLeases(LockObserver observer, Map<String, LockHold> holds) {
+	ObservedLeases(LockObserver observer) {
 		this.observer = observer;
-		this.holds = holds;
 	}
 
 	@Override
@@ -39,8 +34,7 @@ final class ObservedLeases implements LockWatchdog.LeaseEvents {
 	}
 
 	private @Nullable LockHold holdOf(LockLease lease) {
-		LockHold hold = this.holds.get(lease.key());
-		return (hold != null && hold.lease() == lease) ? hold : null;
+		return lease.hold();
 	}
 
 	private static @Nullable Object contextOf(@Nullable LockHold hold) {

@@ -10,6 +10,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.lettuce.core.RedisCommandInterruptedException;
+
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -62,6 +64,19 @@ public final class RedisLockEngine implements AutoCloseable {
 
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
+
+	/**
+	 * How long a fair queue entry or a writer intent lasts unless its waiter renews it: a
+	 * waiter that dies stops holding others up within this time, not after its whole
+	 * wait.
+	 */
+	static final long LINE_LEASE_MILLIS = 3000;
+
+	/**
+	 * How often a waiter in a fair queue or a writer with an intent renews it, by trying
+	 * again, while nothing wakes it sooner.
+	 */
+	private static final long LINE_RENEW_NANOS = TimeUnit.MILLISECONDS.toNanos(LINE_LEASE_MILLIS / 3);
 
 	private final LockOptions options;
 
@@ -117,8 +132,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
 				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId());
 		this.watchdog = new LockWatchdog(this.scripts, options.renewInterval().toMillis(), this.subscriptions::sweep,
-				SUBSCRIPTION_LINGER_MILLIS,
-				(this.observer != null) ? new ObservedLeases(this.observer, this.holds) : null);
+				SUBSCRIPTION_LINGER_MILLIS, (this.observer != null) ? new ObservedLeases(this.observer) : null);
 	}
 
 	/**
@@ -196,26 +210,33 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	public @Nullable LockHandle acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
 			@Nullable Duration leaseTime, boolean reentrant) {
-		LockHold current = this.holds.get(holdKey(kind, key));
+		if (Thread.currentThread().isInterrupted()) {
+			// As java.util.concurrent's interruptible waits: an interrupt ends them at
+			// once,
+			// without a command sent for an acquisition nobody would use.
+			throw new LockInterruptedException(key, new InterruptedException("Interrupted before acquiring"));
+		}
+		LockHold current = this.holds.get(LockHold.keyOf(kind, key, Thread.currentThread()));
 		if (reentrant && isOwnedByThisThread(current) && current.tryReenter()) {
 			return new RedisLockHandle(this, current);
 		}
 		String covering = "";
 		if (kind == LockKind.READ) {
-			LockHold writing = this.holds.get(holdKey(LockKind.WRITE, key));
+			LockHold writing = this.holds.get(LockHold.keyOf(LockKind.WRITE, key, Thread.currentThread()));
 			if (isOwnedByThisThread(writing)) {
 				covering = writing.lease().owner();
 			}
 		}
-		else if (kind == LockKind.WRITE && isOwnedByThisThread(this.holds.get(holdKey(LockKind.READ, key)))) {
+		else if (kind == LockKind.WRITE
+				&& isOwnedByThisThread(this.holds.get(LockHold.keyOf(LockKind.READ, key, Thread.currentThread())))) {
 			throw new IllegalStateException("The current thread holds the read lock '" + key
 					+ "' and asks for its write lock: a reader cannot upgrade, since two readers doing so would "
 					+ "wait for each other for ever; release the read lock first, or take the write lock from the "
 					+ "start and downgrade");
 		}
 		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
-				(leaseTime != null) ? leaseTime.toMillis() : this.options.watchdogLease().toMillis(), leaseTime == null,
-				reentrant, System.nanoTime() + waitTime.toNanos(), covering, true);
+				Durations.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
+				reentrant, System.nanoTime() + Durations.nanos(waitTime), covering, true);
 		LockObserver observer = this.observer;
 		LockHold hold = (observer != null) ? acquireObserved(observer, acquisition, name, current, waitTime)
 				: acquire(acquisition, current, waitTime);
@@ -226,9 +247,12 @@ public final class RedisLockEngine implements AutoCloseable {
 		LockHold hold = null;
 		// A lock another thread of this JVM holds needs no round trip to know it is
 		// taken. Fair and read/write locks must ask Redis: to queue, or to share.
+		// Yielding
+		// to other JVMs only delays attempts that can wait: one without wait asks Redis,
+		// as java.util.concurrent's tryLock() barges even into a fair lock.
 		boolean exclusive = acquisition.kind() == LockKind.EXCLUSIVE;
-		if (!exclusive || (!isHeldByAnotherLocalThread(current)
-				&& this.subscriptions.yieldingNanos(this.keys.releaseChannel(acquisition.key())) <= 0)) {
+		if (!exclusive || (!isHeldByAnotherLocalThread(current) && (waitTime.isZero()
+				|| this.subscriptions.yieldingNanos(this.keys.releaseChannel(acquisition.key())) <= 0))) {
 			// Not queued yet: a waiter at the head of a fair queue, or a writer keeping
 			// readers out, must be able to hear its wake-up, so it queues once
 			// subscribed.
@@ -312,6 +336,10 @@ public final class RedisLockEngine implements AutoCloseable {
 				if (remaining <= 0) {
 					return null;
 				}
+				if (kind == LockKind.FAIR || kind == LockKind.WRITE) {
+					// Wake in time to renew the queue entry or writer intent.
+					sleepNanos = Math.min(sleepNanos, LINE_RENEW_NANOS);
+				}
 				waiter.await(Math.min(remaining, Math.max(sleepNanos, 1_000_000)));
 			}
 		}
@@ -324,6 +352,12 @@ public final class RedisLockEngine implements AutoCloseable {
 			if (untaken != null && untaken != hold) {
 				// Handed over as this waiter gave up: pass it on rather than drop it.
 				releaseQuietly(untaken);
+			}
+			if (waiter.mayHoldUnanswered() && (hold == null || !hold.lease().owner().equals(acquisition.owner()))) {
+				// An acquisition sent for this waiter got no answer and may have been
+				// granted; nothing asks under its owner token any more, so give back
+				// whatever it may hold.
+				this.watchdog.execute(() -> releaseQuietly(kind, acquisition.key(), acquisition.owner()));
 			}
 			if (hold == null && (kind == LockKind.FAIR || kind == LockKind.WRITE)) {
 				leaveLine(acquisition);
@@ -349,18 +383,6 @@ public final class RedisLockEngine implements AutoCloseable {
 		return hold != null && hold.ownerThread() == Thread.currentThread();
 	}
 
-	/**
-	 * The key of a hold in {@link #holds}: the lock name, with the side for a read/write
-	 * lock, whose read and write holds of one name are separate.
-	 */
-	private static String holdKey(LockKind kind, String key) {
-		return switch (kind) {
-			case EXCLUSIVE, FAIR -> key;
-			case READ -> key + " (read)";
-			case WRITE -> key + " (write)";
-		};
-	}
-
 	private boolean isHeldByAnotherLocalThread(@Nullable LockHold hold) {
 		return hold != null && hold.ownerThread() != Thread.currentThread() && !hold.isReleased() && hold.isHeld();
 	}
@@ -382,7 +404,8 @@ public final class RedisLockEngine implements AutoCloseable {
 		LockLease lease = new LockLease(acquisition.kind(), acquisition.key(), acquisition.owner(),
 				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
 		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null, 0);
-		this.holds.put(holdKey(acquisition.kind(), acquisition.key()), hold);
+		lease.heldBy(hold);
+		this.holds.put(hold.holdKey(), hold);
 		if (lease.isRenewed()) {
 			this.watchdog.watch(lease);
 		}
@@ -427,6 +450,11 @@ public final class RedisLockEngine implements AutoCloseable {
 			int replicas = this.options.minReplicas();
 			attempt = (replicas > 0) ? this.scripts.acquireReplicated(key, () -> runAcquire(acquisition), replicas,
 					this.options.replicationTimeout().toMillis()) : runAcquire(acquisition);
+		}
+		catch (RedisCommandInterruptedException ex) {
+			this.watchdog.execute(() -> releaseQuietly(kind, key, owner));
+			throw new LockInterruptedException(key,
+					new InterruptedException("Interrupted while Redis ran the acquisition"));
 		}
 		catch (RuntimeException ex) {
 			if (isSlotMigrating(ex)) {
@@ -511,12 +539,11 @@ public final class RedisLockEngine implements AutoCloseable {
 		LockLease lease = hold.lease();
 		LockKind kind = lease.kind();
 		String channel = this.keys.channel(kind, hold.key());
-		if (mayHandOff(hold)
-				&& this.subscriptions.handOff(channel, hold::successor, (next) -> this.holds.put(next.key(), next))) {
+		if (mayHandOff(hold) && this.subscriptions.handOff(channel, hold::successor, (next) -> install(next))) {
 			observeRelease(hold, ReleaseOutcome.RELEASED, null);
 			return;
 		}
-		this.holds.remove(holdKey(kind, hold.key()), hold);
+		this.holds.remove(hold.holdKey(), hold);
 		this.watchdog.unwatch(lease);
 		long outcome;
 		try {
@@ -567,6 +594,12 @@ public final class RedisLockEngine implements AutoCloseable {
 		if (observer != null) {
 			observer.released(hold.key(), hold.observerContext(), outcome, failure);
 		}
+	}
+
+	/** Record a hold handed over from another thread of this JVM. */
+	private void install(LockHold next) {
+		next.lease().heldBy(next);
+		this.holds.put(next.holdKey(), next);
 	}
 
 	/**
@@ -658,11 +691,14 @@ public final class RedisLockEngine implements AutoCloseable {
 			boolean reentrant, long deadlineNanos, String covering, boolean queues) {
 
 		/**
-		 * How long the acquisition still waits, in milliseconds, for its fair queue entry
-		 * or writer intent; 0 when it does not queue.
+		 * How long its fair queue entry or writer intent lasts, in milliseconds, unless
+		 * the waiter renews it: the time it still waits, at most
+		 * {@value RedisLockEngine#LINE_LEASE_MILLIS}; 0 when it does not queue.
 		 */
 		long waitLeftMillis() {
-			return this.queues ? Math.max(0, (this.deadlineNanos - System.nanoTime()) / 1_000_000) : 0;
+			return this.queues
+					? Math.max(0, Math.min(LINE_LEASE_MILLIS, (this.deadlineNanos - System.nanoTime()) / 1_000_000))
+					: 0;
 		}
 
 		/**

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
@@ -63,14 +64,40 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
-	 * Run a script and wait for its answer.
+	 * Run a script and wait for its answer; an interrupt ends the wait.
 	 * @return the answer: a {@code Long} for an integer script, a {@code List} of them
 	 * for a multi-bulk one
+	 * @throws RedisCommandInterruptedException when the thread was interrupted before or
+	 * while waiting; the script may have run, and its interrupt status is kept
 	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
 	 */
 	@SuppressWarnings("unchecked")
 	<T> T execute(RedisScript<T> script, List<String> keys, String... args) {
-		return (T) await(executeAsync(script, keys, args));
+		if (Thread.currentThread().isInterrupted()) {
+			throw new RedisCommandInterruptedException(new InterruptedException("Interrupted before sending"));
+		}
+		return (T) await(executeAsync(script, keys, args), 0, true);
+	}
+
+	/**
+	 * Run a script and wait for its answer even if the thread is interrupted, whose
+	 * interrupt status is kept: for a release, which must not be cut short by the
+	 * interrupt that often ends the work done under a lock.
+	 * @return the answer, as {@link #execute}
+	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
+	 */
+	@SuppressWarnings("unchecked")
+	<T> T executeUninterruptibly(RedisScript<T> script, List<String> keys, String... args) {
+		return (T) await(executeAsync(script, keys, args), 0, false);
+	}
+
+	/**
+	 * How long after it was sent a command may still run in Redis: Lettuce sends again,
+	 * after a reconnect, the commands whose answers it lacks, but never one that timed
+	 * out, which it does after the command timeout (its default, and Spring Boot's).
+	 */
+	long replayWindowMillis() {
+		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
 	}
 
 	/** Run a script without waiting; the answer is completed on Lettuce's thread. */
@@ -105,7 +132,7 @@ final class ScriptCommands implements AutoCloseable {
 		for (int i = 0; i < args.length; i++) {
 			argBytes[i] = bytes(args[i]);
 		}
-		await(commands().eval(bytes(script.getScriptAsString()), outputType(script), keyBytes, argBytes));
+		await(commands().eval(bytes(script.getScriptAsString()), outputType(script), keyBytes, argBytes), 0, false);
 	}
 
 	/**
@@ -115,22 +142,28 @@ final class ScriptCommands implements AutoCloseable {
 	 */
 	long awaitReplicas(String key, int replicas, long timeoutMillis) {
 		Long acknowledged = (Long) await(ReplicaAcknowledgements.waitFor(commands(), key, replicas, timeoutMillis),
-				timeoutMillis);
+				timeoutMillis, true);
 		return (acknowledged != null) ? acknowledged : 0;
 	}
 
-	private @Nullable Object await(CompletionStage<?> answer) {
-		return await(answer, 0);
-	}
-
-	private @Nullable Object await(CompletionStage<?> answer, long extraMillis) {
+	private @Nullable Object await(CompletionStage<?> answer, long extraMillis, boolean interruptible) {
+		CompletableFuture<?> future = answer.toCompletableFuture();
+		long deadline = System.nanoTime()
+				+ TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis + extraMillis + ANSWER_MARGIN_MILLIS);
+		boolean interrupted = false;
 		try {
-			return answer.toCompletableFuture()
-				.get(this.timeoutMillis + extraMillis + ANSWER_MARGIN_MILLIS, TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisCommandTimeoutException("Interrupted while waiting for Redis");
+			while (true) {
+				try {
+					return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					if (interruptible) {
+						Thread.currentThread().interrupt();
+						throw new RedisCommandInterruptedException(ex);
+					}
+					interrupted = true;
+				}
+			}
 		}
 		catch (ExecutionException ex) {
 			forgetOn(ex.getCause());
@@ -139,6 +172,11 @@ final class ScriptCommands implements AutoCloseable {
 		catch (TimeoutException ex) {
 			forget();
 			throw new RedisCommandTimeoutException("Redis did not answer within " + this.timeoutMillis + " ms");
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

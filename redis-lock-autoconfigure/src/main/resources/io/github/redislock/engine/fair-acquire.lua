@@ -1,4 +1,6 @@
 -- Grants a fair lock to the head of its queue, queueing the caller when it must wait.
+-- Safe to run twice: an attempt that finds the lock granted to itself (its command sent again after a reconnect)
+-- reports that grant, with the same token, and never queues behind it.
 -- KEYS[1]  the lock key; its value is the owner token of the holder
 -- KEYS[2]  the fence key, as in acquire.lua
 -- KEYS[3]  the queue: owner tokens of the waiters, in arrival order
@@ -6,9 +8,13 @@
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  how long the fence key outlives a grant, in milliseconds
--- ARGV[4]  how long the caller still waits, in milliseconds: its queue entry lasts that long; 0 queues nothing
+-- ARGV[4]  how long the caller's queue entry lasts unless it tries again, in milliseconds; 0 queues nothing
 -- Reply:   {1, token} when granted; {0, ms} when not, ms being how long the caller may sleep at most: until
 --          the holder's lease or the head's queue entry ends (-1 when neither is known)
+local holder = redis.call('get', KEYS[1])
+if holder == ARGV[1] then
+	return {1, granted_fencing_token(KEYS[2], ARGV[3])}
+end
 local clock = redis.call('time')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 -- Entries past their deadline belong to waiters that died or gave up: they must not block the queue.
@@ -22,7 +28,7 @@ while head do
 	redis.call('zrem', KEYS[4], head)
 	head = redis.call('lindex', KEYS[3], 0)
 end
-if redis.call('exists', KEYS[1]) == 0 and (not head or head == ARGV[1]) then
+if not holder and (not head or head == ARGV[1]) then
 	if head then
 		redis.call('lpop', KEYS[3])
 		redis.call('zrem', KEYS[4], head)

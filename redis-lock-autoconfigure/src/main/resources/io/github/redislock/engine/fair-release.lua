@@ -1,16 +1,20 @@
 -- Releases a fair lock when the caller owns it, and wakes the head of its queue only.
+-- Safe to run twice, as release.lua: the same release run again reports the release.
 -- KEYS[1]  the lock key
 -- KEYS[2]  the queue, as in fair-acquire.lua
 -- KEYS[3]  the deadlines, as in fair-acquire.lua
+-- KEYS[4]  the release mark of the caller's owner token, as in release.lua
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  the release channel
 -- ARGV[3]  the command that publishes: 'spublish' or 'publish'
--- Reply:   1 + the number of subscribers the wake-up message reached when released; 0 when the lock had
---          expired or belongs to another owner (it is left as it is)
+-- ARGV[4]  how long the release mark lasts, in milliseconds
+-- Reply:   1 + the number of subscribers the wake-up message reached when released (1 when released before by
+--          this same release); 0 when the lock had expired or belongs to another owner (it is left as it is)
 if redis.call('get', KEYS[1]) ~= ARGV[1] then
-	return 0
+	return redis.call('exists', KEYS[4])
 end
 redis.call('del', KEYS[1])
+redis.call('set', KEYS[4], 1, 'PX', ARGV[4])
 local clock = redis.call('time')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local head = redis.call('lindex', KEYS[2], 0)

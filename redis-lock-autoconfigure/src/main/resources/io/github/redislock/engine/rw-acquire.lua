@@ -1,4 +1,7 @@
 -- Grants the read or the write side of a read/write lock.
+-- Safe to run twice: an attempt that finds itself among the holders (its command sent again after a reconnect)
+-- reports that grant and sets no writer intent. A writer gets the same token again; a reader, whose token the fence
+-- key may no longer hold, a new one, which is as good since nobody saw the first.
 -- KEYS[1]  the holders: a hash of 'mode' ('read' or 'write') and, per holder, its owner token and lease end
 --          in server milliseconds; the key expires with the last lease
 -- KEYS[2]  the writer intent: the owner token of a writer that waits, which keeps new readers out
@@ -7,13 +10,13 @@
 -- ARGV[2]  'read' or 'write'
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  how long the fence key outlives a grant, in milliseconds
--- ARGV[5]  how long the caller still waits, in milliseconds: how long a writer's intent lasts; 0 for none
+-- ARGV[5]  how long a writer's intent lasts unless it tries again, in milliseconds; 0 for none
 -- ARGV[6]  owner token of the write lock the caller holds, which lets it take the read lock too; '' if none
 -- Reply:   {1, token} when granted; {0, ms} when not, ms being how long the caller may sleep at most (-1
 --          when unknown)
 local clock = redis.call('time')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local live, latest = 0, 0
+local live, latest, mine = 0, 0, false
 local entries = redis.call('hgetall', KEYS[1])
 for i = 1, #entries, 2 do
 	if entries[i] ~= 'mode' then
@@ -24,10 +27,17 @@ for i = 1, #entries, 2 do
 		else
 			live = live + 1
 			latest = math.max(latest, ends)
+			mine = mine or entries[i] == ARGV[1]
 		end
 	end
 end
 local reading = ARGV[2] == 'read'
+if mine then
+	if reading then
+		return {1, next_fencing_token(KEYS[3], ARGV[4], clock)}
+	end
+	return {1, granted_fencing_token(KEYS[3], ARGV[4], clock)}
+end
 local intent = redis.call('get', KEYS[2])
 local granted
 if live == 0 then

@@ -1,19 +1,25 @@
 -- Releases the caller's side of a read/write lock when it still holds it, and wakes every waiter when others
--- may now get in.
+-- may now get in. Safe to run twice, as release.lua: the same release run again reports the release.
 -- KEYS[1]  the holders, as in rw-acquire.lua
+-- KEYS[2]  the release mark of the caller's owner token, as in release.lua
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  'read' or 'write': the side the caller releases
 -- ARGV[3]  the release channel
 -- ARGV[4]  the command that publishes: 'spublish' or 'publish'
--- Reply:   1 + the number of subscribers the message reached (1 when none was sent) when released; 0 when the
---          caller's lease had ended or it held nothing
+-- ARGV[5]  how long the release mark lasts, in milliseconds
+-- Reply:   1 + the number of subscribers the message reached (1 when none was sent, or when released before by
+--          this same release); 0 when the caller's lease had ended or it held nothing
 local clock = redis.call('time')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local ends = tonumber(redis.call('hget', KEYS[1], ARGV[1]))
 redis.call('hdel', KEYS[1], ARGV[1])
-if not ends or ends <= now then
+if not ends then
+	return redis.call('exists', KEYS[2])
+end
+if ends <= now then
 	return 0
 end
+redis.call('set', KEYS[2], 1, 'PX', ARGV[5])
 local live, latest = 0, 0
 local entries = redis.call('hgetall', KEYS[1])
 for i = 1, #entries, 2 do
