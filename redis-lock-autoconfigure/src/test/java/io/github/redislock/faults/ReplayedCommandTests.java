@@ -47,7 +47,7 @@ class ReplayedCommandTests {
 
 	private static final int KEYS = 48;
 
-	private static final int ROUNDS = 8;
+	private static final int ROUNDS = 6;
 
 	private RedisServer server;
 

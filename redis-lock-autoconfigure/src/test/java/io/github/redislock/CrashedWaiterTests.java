@@ -1,0 +1,120 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.redislock.test.FaultProxy;
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A waiter that stops existing while it waits a long time, here cut off from Redis as a
+ * crashed JVM is: its writer intent or fair queue entry is short-lived and kept alive
+ * only by the waiting thread, so it stops holding others up within a few seconds, not
+ * after its whole wait.
+ */
+@RedisTest
+class CrashedWaiterTests {
+
+	private static final Duration LONG_WAIT = Duration.ofMinutes(5);
+
+	/** How soon the waiter's line entry must end once nothing renews it. */
+	private static final Duration ENTRY_GONE = Duration.ofSeconds(8);
+
+	private RedisServer server;
+
+	private TestLocks locks;
+
+	private LockTemplate node;
+
+	private RedisCli cli;
+
+	private FaultProxy proxy;
+
+	private LettuceConnectionFactory cutOffFactory;
+
+	private LockTemplate cutOffNode;
+
+	private ExecutorService executor;
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.server = server;
+		this.locks = new TestLocks(server);
+		this.node = this.locks.template();
+		this.cli = this.locks.cli();
+		this.proxy = FaultProxy.start(server.host(), server.port());
+		this.cutOffFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
+		this.cutOffFactory.afterPropertiesSet();
+		this.cutOffFactory.start();
+		this.cutOffNode = new LockTemplate(this.cutOffFactory);
+		this.executor = TestLocks.executor("crashed-waiter-tests");
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.executor.shutdownNow();
+		this.executor.awaitTermination(10, TimeUnit.SECONDS);
+		this.proxy.pass();
+		this.cutOffNode.close();
+		this.cutOffFactory.destroy();
+		this.proxy.close();
+		this.locks.close();
+	}
+
+	@Test
+	void writerCutOffWhileWaitingStopsKeepingReadersOutWithinSeconds() throws Exception {
+		try (LockHandle reader = this.node.readLock("doc")) {
+			Future<?> writer = this.executor
+				.submit(() -> this.cutOffNode.lock(LockRequest.write("doc").waitTime(LONG_WAIT)).close());
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.cli.command("EXISTS", "redis-lock:{doc}:rw:writer").equals(1L));
+			this.proxy.blackhole();
+			// A new reader is kept out while the intent lasts, then gets in.
+			LockTemplate otherNode = this.locks.template();
+			try (LockHandle late = otherNode.lock(LockRequest.read("doc").waitTime(ENTRY_GONE))) {
+				assertThat(late.isHeld()).isTrue();
+			}
+			assertThat(writer).isNotDone();
+		}
+	}
+
+	@Test
+	void fairWaiterCutOffWhileWaitingStopsHoldingUpTheQueueWithinSeconds() throws Exception {
+		LockRequest fair = LockRequest.of("queue").fair(true).waitTime(LONG_WAIT);
+		LockHandle holder = this.node.lock(fair);
+		Future<?> cutOffWaiter = this.executor.submit(() -> this.cutOffNode.lock(fair).close());
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.cli.command("LLEN", "redis-lock:{queue}:queue").equals(1L));
+		this.proxy.blackhole();
+		Future<Boolean> next = this.executor.submit(() -> {
+			try (LockHandle handle = this.node.lock(LockRequest.of("queue").fair(true).waitTime(ENTRY_GONE))) {
+				return handle.isHeld();
+			}
+		});
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.cli.command("LLEN", "redis-lock:{queue}:queue").equals(2L));
+		holder.close();
+		// Granted within its wait once the cut-off waiter's entry ended, not refused for
+		// it.
+		assertThat(next.get(30, TimeUnit.SECONDS)).isTrue();
+		assertThat(cutOffWaiter).isNotDone();
+	}
+
+}

@@ -1,0 +1,152 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.redislock.test.FaultProxy;
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Arguments at the edges: a key that would empty its hash tag, leases shorter than Redis
+ * counts or longer than a nanosecond clock holds, and interrupts before and during a call
+ * to Redis. Each works or is refused up front, naming the argument.
+ */
+@RedisTest
+class LockEdgeTests {
+
+	private RedisServer server;
+
+	private TestLocks locks;
+
+	private LockTemplate node;
+
+	private RedisCli cli;
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.server = server;
+		this.locks = new TestLocks(server);
+		this.node = this.locks.template();
+		this.cli = this.locks.cli();
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		Thread.interrupted();
+		this.locks.close();
+	}
+
+	@Test
+	void keyBeginningWithAClosingBraceIsRefusedNamingTheKey() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("}order"))
+			.withMessageContaining("Lock key must not begin with '}'")
+			.withMessageContaining("}order");
+	}
+
+	@Test
+	void keyWithABraceInsideLocksAsAnyOther() {
+		try (LockHandle handle = this.node.lock(LockRequest.of("order}42").mode(LockMode.WRITE))) {
+			assertThat(handle.isHeld()).isTrue();
+		}
+		try (LockHandle handle = this.node.lock(LockRequest.of("order}42").fair(true))) {
+			assertThat(handle.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void leaseShorterThanAMillisecondIsRefusedNamingIt() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.of("order").leaseTime(Duration.ofNanos(500_000)))
+			.withMessageContaining("leaseTime must be at least 1 ms");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockOptions.defaults().withWatchdog(Duration.ofNanos(900_000), Duration.ofNanos(100)))
+			.withMessageContaining("watchdogLease must be at least 1 ms");
+	}
+
+	@Test
+	void hugeWaitAndLeaseWork() {
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+		try (LockHandle handle = this.node.lock(LockRequest.of("order").waitTime(forever).leaseTime(forever))) {
+			assertThat(handle.isHeld()).isTrue();
+			assertThat(this.cli.pttl("redis-lock:{order}")).isGreaterThan(TimeUnit.DAYS.toMillis(365));
+		}
+		assertThat(this.cli.get("redis-lock:{order}")).isNull();
+	}
+
+	@Test
+	void alreadyInterruptedThreadIsRefusedWithoutACommand() {
+		long scripts = scriptCalls();
+		Thread.currentThread().interrupt();
+		assertThatExceptionOfType(LockInterruptedException.class).isThrownBy(() -> this.node.lock("order"));
+		assertThat(Thread.interrupted()).isTrue();
+		assertThat(scriptCalls()).isEqualTo(scripts);
+	}
+
+	@Test
+	void interruptDuringTheCallToRedisEndsTheAcquisitionAndLeavesNothingLocked() throws Exception {
+		try (FaultProxy proxy = FaultProxy.start(this.server.host(), this.server.port())) {
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()),
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+			factory.afterPropertiesSet();
+			factory.start();
+			try (LockTemplate slow = new LockTemplate(factory)) {
+				slow.run("warm-up", () -> {
+				});
+				proxy.delay(Duration.ofMillis(500));
+				AtomicReference<Thread> caller = new AtomicReference<>();
+				CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+					caller.set(Thread.currentThread());
+					try (LockHandle handle = slow.lock("order")) {
+						return null;
+					}
+					catch (Throwable ex) {
+						return ex;
+					}
+				});
+				await().atMost(Duration.ofSeconds(5)).until(() -> caller.get() != null);
+				await().atMost(Duration.ofSeconds(5)).until(() -> caller.get().getState() != Thread.State.RUNNABLE);
+				caller.get().interrupt();
+				assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(LockInterruptedException.class);
+				proxy.pass();
+				await().atMost(Duration.ofSeconds(10)).until(() -> this.cli.get("redis-lock:{order}") == null);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void interruptedThreadStillReleasesItsLock() {
+		LockHandle handle = this.node.lock("order");
+		Thread.currentThread().interrupt();
+		handle.close();
+		assertThat(Thread.interrupted()).isTrue();
+		assertThat(this.cli.get("redis-lock:{order}")).isNull();
+	}
+
+	private long scriptCalls() {
+		Map<String, Long> calls = TestLocks.commandCalls(this.cli);
+		return calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
+	}
+
+}
