@@ -41,9 +41,9 @@ abstract class ReplayedCommandContract {
 
 	static final String PREFIX = "replay:";
 
-	private static final int THREADS = 64;
+	private static final int THREADS = 96;
 
-	private static final int KEYS = 48;
+	private static final int KEYS = 64;
 
 	private static final int ROUNDS = 6;
 
@@ -113,6 +113,12 @@ abstract class ReplayedCommandContract {
 					catch (LockAccessException ex) {
 						// Redis did not answer in time: allowed, as long as nothing stays
 						// locked.
+					}
+					catch (LockTimeoutException ex) {
+						String lockKey = PREFIX + "{" + key + "}";
+						failures.add(new AssertionError("Timed out on " + key + " held by "
+								+ command(lockKey, "GET", lockKey) + " for " + command(lockKey, "PTTL", lockKey)
+								+ " ms more; this JVM holds " + template.engine().snapshot(), ex));
 					}
 					catch (Throwable ex) {
 						failures.add(ex);
