@@ -59,6 +59,12 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	private static final long YIELD_NANOS = 50_000_000;
 
+	/** How soon a failed background release is tried again, the first time. */
+	private static final long GIVE_BACK_FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	/** How soon a failed background release is tried again at most. */
+	private static final long GIVE_BACK_LAST_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	/** How soon a waiter tries again when its lock's cluster slot is being migrated. */
 	private static final long MIGRATION_RETRY_MILLIS = 50;
 
@@ -357,7 +363,7 @@ public final class RedisLockEngine implements AutoCloseable {
 				// An acquisition sent for this waiter got no answer and may have been
 				// granted; nothing asks under its owner token any more, so give back
 				// whatever it may hold.
-				this.watchdog.execute(() -> releaseQuietly(kind, acquisition.key(), acquisition.owner()));
+				giveBack(kind, acquisition.key(), acquisition.owner(), acquisition.leaseMillis());
 			}
 			if (hold == null && (kind == LockKind.FAIR || kind == LockKind.WRITE)) {
 				leaveLine(acquisition);
@@ -452,7 +458,7 @@ public final class RedisLockEngine implements AutoCloseable {
 					this.options.replicationTimeout().toMillis()) : runAcquire(acquisition);
 		}
 		catch (RedisCommandInterruptedException ex) {
-			this.watchdog.execute(() -> releaseQuietly(kind, key, owner));
+			giveBack(kind, key, owner, acquisition.leaseMillis());
 			throw new LockInterruptedException(key,
 					new InterruptedException("Interrupted while Redis ran the acquisition"));
 		}
@@ -465,12 +471,12 @@ public final class RedisLockEngine implements AutoCloseable {
 			// Redis may have run the script before failing to answer: release what it may
 			// have granted, in the background and owner-checked, so nothing stays locked
 			// for a lease.
-			this.watchdog.execute(() -> releaseQuietly(kind, key, owner));
+			giveBack(kind, key, owner, acquisition.leaseMillis());
 			throw new LockAccessException(key, "acquire", ex);
 		}
 		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
 			// Lost for good if the primary failed now: give it back rather than hold it.
-			releaseQuietly(kind, key, owner);
+			giveBack(kind, key, owner, acquisition.leaseMillis());
 			throw new LockNotReplicatedException(key, attempt.replicas(), this.options.minReplicas(),
 					this.options.replicationTimeout());
 		}
@@ -502,21 +508,53 @@ public final class RedisLockEngine implements AutoCloseable {
 		};
 	}
 
-	private void releaseQuietly(LockKind kind, String key, String owner) {
+	/**
+	 * Release, in the background and owner-checked, what Redis may have granted to an
+	 * acquisition whose caller cannot know: tried again while it fails, until the grant's
+	 * lease would have ended anyway, so that a lost answer never leaves a lock held for
+	 * its whole lease.
+	 */
+	private void giveBack(LockKind kind, String key, String owner, long leaseMillis) {
+		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+		this.watchdog.execute(() -> {
+			long backoffNanos = GIVE_BACK_FIRST_RETRY_NANOS;
+			while (!tryGiveBack(kind, key, owner)) {
+				if (System.nanoTime() + backoffNanos - until >= 0) {
+					logger.warn("Could not release lock '{}' after a failed acquisition; it expires with its lease",
+							key);
+					return;
+				}
+				LockSupport.parkNanos(backoffNanos);
+				backoffNanos = Math.min(backoffNanos * 2, GIVE_BACK_LAST_RETRY_NANOS);
+			}
+		});
+	}
+
+	private boolean tryGiveBack(LockKind kind, String key, String owner) {
 		try {
-			if (kind == LockKind.EXCLUSIVE) {
-				this.scripts.releaseBySource(key, owner);
-				// Its message names an owner of this JVM, which wakes no local waiter by
-				// itself.
-				this.subscriptions.releasedHere(this.keys.releaseChannel(key), false, 0);
-			}
-			else {
-				this.scripts.release(kind, key, owner, 0);
-				this.scripts.leave(kind, key, owner);
-			}
+			releaseByOwner(kind, key, owner);
+			return true;
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not release lock '{}' after a failed acquisition; it expires with its lease", key, ex);
+			logger.debug("Could not release lock '{}' after a failed acquisition; trying again", key, ex);
+			return false;
+		}
+	}
+
+	/**
+	 * Release, owner-checked, what the owner may hold, and take it out of any line.
+	 * @throws RuntimeException from the Redis client when Redis failed
+	 */
+	private void releaseByOwner(LockKind kind, String key, String owner) {
+		if (kind == LockKind.EXCLUSIVE) {
+			this.scripts.releaseBySource(key, owner);
+			// Its message names an owner of this JVM, which wakes no local waiter by
+			// itself.
+			this.subscriptions.releasedHere(this.keys.releaseChannel(key), false, 0);
+		}
+		else {
+			this.scripts.release(kind, key, owner, 0);
+			this.scripts.leave(kind, key, owner);
 		}
 	}
 
@@ -524,8 +562,12 @@ public final class RedisLockEngine implements AutoCloseable {
 		try {
 			release(hold);
 		}
+		catch (LockLostException ex) {
+			logger.debug("Lock '{}', handed to a waiter that had left, was lost meanwhile", hold.key(), ex);
+		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not pass on lock '{}'; it expires with its lease", hold.key(), ex);
+			LockLease lease = hold.lease();
+			giveBack(lease.kind(), lease.key(), lease.owner(), lease.leaseMillis());
 		}
 	}
 
@@ -550,6 +592,10 @@ public final class RedisLockEngine implements AutoCloseable {
 			outcome = releaseInRedis(kind, hold);
 		}
 		catch (RuntimeException ex) {
+			// Redis may not have run it: keep trying in the background, or the lock would
+			// stay held for the rest of its lease.
+			giveBack(kind, hold.key(), lease.owner(),
+					Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
 			LockAccessException failure = new LockAccessException(hold.key(), "release", ex);
 			observeRelease(hold, ReleaseOutcome.FAILED, failure);
 			throw failure;
