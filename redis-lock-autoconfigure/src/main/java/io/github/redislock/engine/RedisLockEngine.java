@@ -359,12 +359,6 @@ public final class RedisLockEngine implements AutoCloseable {
 				// Handed over as this waiter gave up: pass it on rather than drop it.
 				releaseQuietly(untaken);
 			}
-			if (waiter.mayHoldUnanswered() && (hold == null || !hold.lease().owner().equals(acquisition.owner()))) {
-				// An acquisition sent for this waiter got no answer and may have been
-				// granted; nothing asks under its owner token any more, so give back
-				// whatever it may hold.
-				giveBack(kind, acquisition.key(), acquisition.owner(), acquisition.leaseMillis());
-			}
 			if (hold == null && (kind == LockKind.FAIR || kind == LockKind.WRITE)) {
 				leaveLine(acquisition);
 			}
@@ -431,11 +425,25 @@ public final class RedisLockEngine implements AutoCloseable {
 
 			@Override
 			public CompletionStage<@Nullable LockHold> start(Thread thread) {
+				// An owner token of its own: the waiter may try at the same time under
+				// its
+				// token, and since a script run twice for one owner grants twice, sharing
+				// one would make one grant two holds. Two owners cannot both be granted.
+				Acquisition eager = acquisition.withOwner(RedisLockEngine.this.tokens.next());
 				long sentAt = System.nanoTime();
 				return RedisLockEngine.this.asyncAcquirer
-					.acquire(acquisition.key(), acquisition.owner(), acquisition.leaseMillis(),
+					.acquire(eager.key(), eager.owner(), eager.leaseMillis(),
 							RedisLockEngine.this.subscriptions.subscriptionCommands())
-					.thenApply((attempt) -> attempt.granted() ? grant(acquisition, attempt, thread, sentAt) : null);
+					.handle((attempt, ex) -> {
+						if (ex != null) {
+							// Redis may have granted it without an answer; nobody asks
+							// under
+							// this owner token again, so give back whatever it holds.
+							giveBack(eager.kind(), eager.key(), eager.owner(), eager.leaseMillis());
+							throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+						}
+						return attempt.granted() ? grant(eager, attempt, thread, sentAt) : null;
+					});
 			}
 
 			@Override
@@ -745,6 +753,12 @@ public final class RedisLockEngine implements AutoCloseable {
 			return this.queues
 					? Math.max(0, Math.min(LINE_LEASE_MILLIS, (this.deadlineNanos - System.nanoTime()) / 1_000_000))
 					: 0;
+		}
+
+		/** The same acquisition under another owner token. */
+		Acquisition withOwner(String owner) {
+			return new Acquisition(this.kind, this.key, owner, this.leaseMillis, this.renewed, this.reentrant,
+					this.deadlineNanos, this.covering, this.queues);
 		}
 
 		/**

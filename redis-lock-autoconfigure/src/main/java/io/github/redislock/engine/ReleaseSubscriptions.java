@@ -370,12 +370,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		private volatile boolean signalled;
 
 		/**
-		 * Whether an acquisition sent for this waiter failed without an answer, so that
-		 * Redis may have granted it.
-		 */
-		private volatile boolean unanswered;
-
-		/**
 		 * Sends the waiter's acquisition from the thread that received a release, or
 		 * {@code null} when the waiter must try by itself.
 		 */
@@ -407,14 +401,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 		boolean isSignalled() {
 			return this.signalled;
-		}
-
-		/**
-		 * Whether an acquisition sent for this waiter by another thread failed without an
-		 * answer: Redis may have granted it under the waiter's owner token.
-		 */
-		boolean mayHoldUnanswered() {
-			return this.unanswered;
 		}
 
 		/**
@@ -492,9 +478,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 			if (claimed != null) {
 				Waiter waiter = claimed;
 				waiter.eager.start(waiter.thread).whenComplete((hold, ex) -> {
-					if (ex != null) {
-						waiter.unanswered = true;
-					}
 					if (hold != null && !deliver(waiter, hold)) {
 						waiter.eager.undelivered(hold);
 					}
