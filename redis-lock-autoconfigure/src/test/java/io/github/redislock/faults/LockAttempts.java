@@ -15,6 +15,7 @@ import io.github.redislock.LockTemplate;
 import io.github.redislock.LockTimeoutException;
 import io.github.redislock.faults.NemesisHistory.Attempt;
 import io.github.redislock.faults.NemesisHistory.Orphan;
+import io.github.redislock.faults.NemesisHistory.State;
 import io.github.redislock.faults.NemesisHistory.Unexpected;
 
 /**
@@ -29,11 +30,11 @@ final class LockAttempts {
 
 	private final LockTemplate template;
 
-	private final OrphanInspector inspector;
+	private final LockInspector inspector;
 
 	private final ConcurrentLinkedQueue<String> history;
 
-	LockAttempts(String node, LockTemplate template, OrphanInspector inspector, ConcurrentLinkedQueue<String> history) {
+	LockAttempts(String node, LockTemplate template, LockInspector inspector, ConcurrentLinkedQueue<String> history) {
 		this.node = node;
 		this.template = template;
 		this.inspector = inspector;
@@ -96,6 +97,9 @@ final class LockAttempts {
 			record(new Attempt(holdId, this.node, key, kind, contended, waitMillis, start, end, outcome, 0, 0, 0, "-",
 					false, "-", detail));
 			if (outcome.equals("TIMEOUT")) {
+				if (contended) {
+					recordState(holdId, key);
+				}
 				lookForOrphans(holdId, key, kind);
 			}
 			return;
@@ -144,6 +148,17 @@ final class LockAttempts {
 			return;
 		}
 		orphans.forEach((where, owner) -> record(new Orphan(holdId, this.node, key, seen, where + "=" + owner)));
+	}
+
+	private void recordState(String holdId, String key) {
+		try {
+			this.history
+				.add(new State(holdId, System.currentTimeMillis(), this.inspector.state(key, this.template.engine()))
+					.format());
+		}
+		catch (RuntimeException ex) {
+			// Redis is down or restarting: no evidence to add.
+		}
 	}
 
 	void unexpected(String operation, Throwable ex) {

@@ -13,8 +13,9 @@ import io.github.redislock.test.RedisServer;
 
 /**
  * Applies faults to the nodes of the nemesis test and their single Redis, one after
- * another from a schedule drawn from a seed: every kind once per round in a shuffled
- * order, with random targets, durations and gaps. Each node reaches Redis through a
+ * another from a schedule drawn from a seed: every kind once per round (connection cuts
+ * twice) in a shuffled order, with random targets, durations and gaps; at least one
+ * round, then rounds until the duration has passed. Each node reaches Redis through a
  * {@link FaultProxy} of its own. Records when each fault began and ended.
  * <ul>
  * <li>{@code RESET} and {@code END}: the proxy holds Redis's replies while the node's
@@ -66,10 +67,16 @@ final class Nemesis {
 	List<Fault> run(Duration duration) throws InterruptedException {
 		long deadline = System.currentTimeMillis() + duration.toMillis();
 		List<String> deck = new ArrayList<>();
+		boolean firstRound = true;
 		try {
-			while (System.currentTimeMillis() < deadline) {
+			// At least one whole round, so that even a short run has every kind of fault.
+			while (System.currentTimeMillis() < deadline || (firstRound && !deck.isEmpty())) {
 				if (deck.isEmpty()) {
+					firstRound = this.faults.isEmpty();
 					deck.addAll(KINDS);
+					// Connection cuts twice a round: they find most of the bugs of their
+					// family.
+					deck.addAll(List.of("RESET", "END"));
 					Collections.shuffle(deck, this.random);
 				}
 				Thread.sleep(300 + this.random.nextInt(1200));

@@ -13,6 +13,7 @@ import io.github.redislock.faults.FencedResource.Access;
 import io.github.redislock.faults.Nemesis.Fault;
 import io.github.redislock.faults.NemesisHistory.Attempt;
 import io.github.redislock.faults.NemesisHistory.Orphan;
+import io.github.redislock.faults.NemesisHistory.State;
 
 /**
  * Checks a nemesis run against what the locks promise, and says which promise broke, with
@@ -51,6 +52,8 @@ final class NemesisChecker {
 
 	private final Map<String, Attempt> attempts;
 
+	private final Map<String, String> states;
+
 	private final Map<String, List<String>> violations = new LinkedHashMap<>();
 
 	NemesisChecker(NemesisHistory history, List<Access> log, List<Fault> faults, long healMillis) {
@@ -61,6 +64,9 @@ final class NemesisChecker {
 		this.attempts = history.attempts()
 			.stream()
 			.collect(Collectors.toMap(Attempt::holdId, Function.identity(), (first, second) -> first));
+		this.states = history.states()
+			.stream()
+			.collect(Collectors.toMap(State::holdId, State::state, (first, second) -> first));
 	}
 
 	/**
@@ -171,14 +177,14 @@ final class NemesisChecker {
 			if (attempt.startMillis() >= settled) {
 				if (!attempt.granted() || !attempt.release().equals("OK") || attempt.told()) {
 					violation("after-faults", "settled " + (attempt.startMillis() - settled)
-							+ " ms before, yet not granted and released cleanly: " + attempt);
+							+ " ms before, yet not granted and released cleanly: " + attempt + state(attempt));
 				}
 			}
 			else if (attempt.startMillis() >= this.healMillis
 					&& attempt.waitMillis() == NemesisSettings.QUIET_WAIT.toMillis()
 					&& attempt.outcome().equals("TIMEOUT")) {
 				violation("after-faults", "faults stopped " + (attempt.startMillis() - this.healMillis)
-						+ " ms before, yet not granted within the bound: " + attempt);
+						+ " ms before, yet not granted within the bound: " + attempt + state(attempt));
 			}
 		}
 	}
@@ -216,8 +222,13 @@ final class NemesisChecker {
 					&& other.lastMillis() >= sinceMillis && other.startMillis() <= timedOut.endMillis());
 	}
 
+	private String state(Attempt attempt) {
+		String state = this.states.get(attempt.holdId());
+		return (state != null) ? "; lock state then: " + state : "";
+	}
+
 	private void violation(String rule, String evidence) {
-		this.violations.computeIfAbsent(rule, (name) -> new ArrayList<>()).add(evidence);
+		this.violations.computeIfAbsent(rule, (name) -> new ArrayList<>()).add(this.history.withNodeNames(evidence));
 	}
 
 	/**
@@ -237,6 +248,21 @@ final class NemesisChecker {
 				.forEach((evidence) -> description.append(System.lineSeparator()).append("  ").append(evidence));
 		});
 		return description.toString();
+	}
+
+	/**
+	 * How many acquisitions and releases of the nodes a fault hit had been called and not
+	 * returned when their connections were cut: at most one command each, on the wire or
+	 * about to be.
+	 */
+	private long inFlight(Fault fault) {
+		long cut = fault.endMillis();
+		return this.history.attempts()
+			.stream()
+			.filter((attempt) -> fault.hits(attempt.node()))
+			.filter((attempt) -> (attempt.startMillis() < cut && attempt.endMillis() >= cut)
+					|| (attempt.granted() && attempt.closeMillis() < cut && attempt.closedMillis() >= cut))
+			.count();
 	}
 
 	/** What happened in the run, to show it exercised what it claims to. */
@@ -259,7 +285,12 @@ final class NemesisChecker {
 		}
 		counts.put("orphans seen", (long) this.history.orphans().size());
 		StringBuilder summary = new StringBuilder("events: " + counts + System.lineSeparator() + "faults:");
-		this.faults.forEach((fault) -> summary.append(System.lineSeparator()).append("  ").append(fault));
+		for (Fault fault : this.faults) {
+			summary.append(System.lineSeparator()).append("  ").append(fault);
+			if (fault.kind().equals("RESET") || fault.kind().equals("END")) {
+				summary.append(", lock calls of the node(s) in flight when cut: ").append(inFlight(fault));
+			}
+		}
 		summary.append(System.lineSeparator()).append("healed at ").append(this.healMillis);
 		return summary.toString();
 	}

@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the nodes of the nemesis test saw, one line per event, written by each node to a
@@ -14,14 +16,19 @@ import java.util.List;
  *
  * @param attempts every acquisition, with what became of it
  * @param orphans grants of a node's own that blocked one of its timed-out acquisitions
+ * @param states the lock's state when a hot-key acquisition timed out
  * @param unexpected exceptions no lock operation may throw
+ * @param instances the instance id of each node's engine, by node name
  */
-record NemesisHistory(List<Attempt> attempts, List<Orphan> orphans, List<Unexpected> unexpected) {
+record NemesisHistory(List<Attempt> attempts, List<Orphan> orphans, List<State> states, List<Unexpected> unexpected,
+		Map<String, String> instances) {
 
 	static NemesisHistory read(List<Path> files) {
 		List<Attempt> attempts = new ArrayList<>();
 		List<Orphan> orphans = new ArrayList<>();
+		List<State> states = new ArrayList<>();
 		List<Unexpected> unexpected = new ArrayList<>();
+		Map<String, String> instances = new LinkedHashMap<>();
 		for (Path file : files) {
 			try {
 				for (String line : Files.readAllLines(file)) {
@@ -29,7 +36,9 @@ record NemesisHistory(List<Attempt> attempts, List<Orphan> orphans, List<Unexpec
 					switch (fields[0]) {
 						case "A" -> attempts.add(Attempt.parse(fields));
 						case "O" -> orphans.add(Orphan.parse(fields));
+						case "S" -> states.add(State.parse(fields));
 						case "U" -> unexpected.add(Unexpected.parse(fields));
+						case "I" -> instances.put(fields[1], fields[2]);
 						default -> throw new IllegalStateException("Unknown history line in " + file + ": " + line);
 					}
 				}
@@ -38,13 +47,25 @@ record NemesisHistory(List<Attempt> attempts, List<Orphan> orphans, List<Unexpec
 				throw new UncheckedIOException(ex);
 			}
 		}
-		return new NemesisHistory(attempts, orphans, unexpected);
+		return new NemesisHistory(attempts, orphans, states, unexpected, instances);
+	}
+
+	/**
+	 * Names the node of each owner token in a text: {@code n2:57} rather than
+	 * {@code 9f93...:57}.
+	 */
+	String withNodeNames(String text) {
+		String named = text;
+		for (Map.Entry<String, String> instance : this.instances.entrySet()) {
+			named = named.replace(instance.getValue() + ":", instance.getKey() + ":");
+		}
+		return named.replace('_', ' ');
 	}
 
 	/** Makes free text one field: no spaces, bounded length. */
 	static String field(String text) {
 		String field = (text != null && !text.isEmpty()) ? text.replaceAll("\\s+", "_") : "-";
-		return (field.length() > 300) ? field.substring(0, 300) : field;
+		return (field.length() > 1000) ? field.substring(0, 1000) : field;
 	}
 
 	/**
@@ -133,6 +154,26 @@ record NemesisHistory(List<Attempt> attempts, List<Orphan> orphans, List<Unexpec
 
 		static Orphan parse(String[] f) {
 			return new Orphan(f[1], f[2], f[3], Long.parseLong(f[4]), f[5]);
+		}
+
+	}
+
+	/**
+	 * The state of a hot lock, in Redis and in the node's engine, when an acquisition of
+	 * it timed out.
+	 *
+	 * @param holdId the acquisition that timed out
+	 * @param atMillis when the state was read
+	 * @param state the description
+	 */
+	record State(String holdId, long atMillis, String state) {
+
+		String format() {
+			return String.join(" ", "S", this.holdId, Long.toString(this.atMillis), field(this.state));
+		}
+
+		static State parse(String[] f) {
+			return new State(f[1], Long.parseLong(f[2]), f[3]);
 		}
 
 	}

@@ -70,7 +70,9 @@ final class NemesisNode {
 		try (LockTemplate template = new LockTemplate(lockFactory,
 				LockOptions.defaults().withWatchdog(NemesisSettings.LEASE, NemesisSettings.RENEW_INTERVAL));
 				RedisCli cli = new RedisCli(control[0], Integer.parseInt(control[1]), Duration.ofSeconds(70))) {
-			OrphanInspector inspector = new OrphanInspector(direct, instanceId(template, direct, name));
+			String instanceId = instanceId(template, direct, name);
+			history.add("I " + name + " " + instanceId);
+			LockInspector inspector = new LockInspector(direct, instanceId);
 			LockAttempts attempts = new LockAttempts(name, template, inspector, history);
 			print("READY " + name);
 			if (cli.command("BLPOP", NemesisSettings.START, "60") == null) {

@@ -40,7 +40,7 @@ class NemesisTests {
 
 	static final String DURATION_PROPERTY = "redislock.faults.duration";
 
-	private static final Duration DEFAULT_DURATION = Duration.ofSeconds(32);
+	private static final Duration DEFAULT_DURATION = Duration.ofSeconds(20);
 
 	private static final int NODES = 3;
 
@@ -75,9 +75,11 @@ class NemesisTests {
 						"control=" + control.host() + ":" + control.port(), "seed=" + seed, "hot=" + HOT_THREADS,
 						"storm=" + STORM_THREADS, "history=" + history));
 			}
+			long started = System.currentTimeMillis();
 			for (JavaProcess node : nodes) {
 				node.awaitOutput("READY", START_TIMEOUT);
 			}
+			System.out.println("Nodes ready in " + (System.currentTimeMillis() - started) + " ms");
 			cli.set(NemesisSettings.PHASE, "faulty");
 			for (int i = 0; i < NODES; i++) {
 				cli.command("RPUSH", NemesisSettings.START, "go");
@@ -108,6 +110,8 @@ class NemesisTests {
 			violations.putAll(checker.check());
 			String summary = checker.summary();
 			System.out.println(summary);
+			violations.forEach((rule, list) -> list
+				.forEach((evidence) -> System.out.println("VIOLATION " + rule + ": " + evidence)));
 			assertThat(violations)
 				.as(() -> "Nemesis run with " + reproduce + " found violations:" + NemesisChecker.describe(violations)
 						+ System.lineSeparator() + summary)

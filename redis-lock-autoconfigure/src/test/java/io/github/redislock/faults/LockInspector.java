@@ -1,22 +1,27 @@
 package io.github.redislock.faults;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import io.github.redislock.engine.RedisLockEngine;
+
 /**
- * Finds, when an acquisition of a node timed out, whether a grant of the node's own that
- * none of its threads holds stood in its way: a lock key, read/write holder or writer
- * intent carrying an owner token of this node's engine while the node's registry of holds
- * and waiters says nobody of this node has or wants it. That is what an acquisition
- * refused by its own grant leaves behind (a replayed acquire taken for someone else's, or
- * a grant nobody releases). Reads Redis directly, not through the fault proxy.
+ * Looks into Redis when an acquisition of a node timed out. Finds whether a grant of the
+ * node's own that none of its threads holds stood in its way: a lock key, read/write
+ * holder or writer intent carrying an owner token of this node's engine while the node's
+ * registry of holds and waiters says nobody of this node has or wants it. That is what an
+ * acquisition refused by its own grant leaves behind (a replayed acquire taken for
+ * someone else's, or a grant nobody releases). Reads Redis directly, not through the
+ * fault proxy.
  */
-final class OrphanInspector {
+final class LockInspector {
 
 	private static final int SAMPLES = 4;
 
@@ -32,7 +37,7 @@ final class OrphanInspector {
 	 * @param instanceId the instance id of the node's engine, the first part of its owner
 	 * tokens
 	 */
-	OrphanInspector(StringRedisTemplate redis, String instanceId) {
+	LockInspector(StringRedisTemplate redis, String instanceId) {
 		this.redis = redis;
 		this.ownerPrefix = instanceId + ":";
 	}
@@ -91,6 +96,51 @@ final class OrphanInspector {
 			});
 		}
 		return found;
+	}
+
+	/**
+	 * Describes the lock in Redis (holder, fair queue with deadlines, read/write holders
+	 * and writer intent, with times to live) and in the engine, as evidence.
+	 * @param key the lock name
+	 * @param engine the node's engine
+	 * @return the description
+	 */
+	String state(String key, RedisLockEngine engine) {
+		String base = NemesisSettings.KEY_PREFIX + "{" + key + "}";
+		StringBuilder state = new StringBuilder();
+		for (String suffix : List.of("", ":queue", ":queue:deadlines", ":rw", ":rw:writer")) {
+			String name = base + suffix;
+			Object value = switch (String.valueOf(this.redis.type(name).code())) {
+				case "string" -> this.redis.opsForValue().get(name);
+				case "list" -> this.redis.opsForList().range(name, 0, -1);
+				case "zset" -> this.redis.opsForZSet()
+					.rangeWithScores(name, 0, -1)
+					.stream()
+					.map((entry) -> entry.getValue() + "@" + entry.getScore().longValue())
+					.toList();
+				case "hash" -> this.redis.opsForHash().entries(name);
+				default -> null;
+			};
+			if (value != null) {
+				state.append(name)
+					.append('=')
+					.append(value)
+					.append("(pttl ")
+					.append(this.redis.getExpire(name, TimeUnit.MILLISECONDS))
+					.append(") ");
+			}
+		}
+		return state.append("at ")
+			.append(this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time()))
+			.append("; engine: subscription ")
+			.append(engine.subscriptionStatus())
+			.append(", channels ")
+			.append(engine.subscribedChannelCount())
+			.append(", waiters ")
+			.append(engine.waiterCount())
+			.append(", held ")
+			.append(engine.heldCount())
+			.toString();
 	}
 
 	private boolean isOwn(String owner) {
