@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.redislock.engine.RedisLockEngine;
@@ -131,7 +130,8 @@ final class LockInspector {
 			}
 		}
 		return state.append("at ")
-			.append(this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time()))
+			// The machine's clock, which Redis also uses for the queue deadlines.
+			.append(System.currentTimeMillis())
 			.append("; engine: subscription ")
 			.append(engine.subscriptionStatus())
 			.append(", channels ")

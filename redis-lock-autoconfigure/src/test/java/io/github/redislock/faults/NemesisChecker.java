@@ -195,7 +195,7 @@ final class NemesisChecker {
 	 */
 	private boolean lapsingFaultNear(String node, long fromMillis, long toMillis, long afterMillis) {
 		return this.faults.stream()
-			.anyMatch((fault) -> Nemesis.LAPSING.contains(fault.kind()) && fault.hits(node)
+			.anyMatch((fault) -> fault.lapsing() && fault.hits(node)
 					&& fault.overlaps(fromMillis, toMillis, afterMillis));
 	}
 
@@ -206,8 +206,8 @@ final class NemesisChecker {
 	private boolean nearDataLoss(Attempt attempt) {
 		long notice = NemesisSettings.RENEW_INTERVAL.plus(NemesisSettings.COMMAND_TIMEOUT).toMillis() + 500;
 		return this.faults.stream()
-			.anyMatch((fault) -> Nemesis.DATA_LOSS.contains(fault.kind())
-					&& fault.overlaps(attempt.startMillis(), attempt.lastMillis(), notice));
+			.anyMatch(
+					(fault) -> fault.dataLoss() && fault.overlaps(attempt.startMillis(), attempt.lastMillis(), notice));
 	}
 
 	/**
@@ -287,7 +287,7 @@ final class NemesisChecker {
 		StringBuilder summary = new StringBuilder("events: " + counts + System.lineSeparator() + "faults:");
 		for (Fault fault : this.faults) {
 			summary.append(System.lineSeparator()).append("  ").append(fault);
-			if (fault.kind().equals("RESET") || fault.kind().equals("END")) {
+			if (fault.cuts()) {
 				summary.append(", lock calls of the node(s) in flight when cut: ").append(inFlight(fault));
 			}
 		}

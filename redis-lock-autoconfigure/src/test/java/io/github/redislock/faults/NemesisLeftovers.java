@@ -26,25 +26,31 @@ final class NemesisLeftovers {
 
 	/**
 	 * Waits until nothing is locked in Redis.
-	 * @param redis the lock Redis
+	 * @param servers the lock Redis, or the primaries of a cluster
 	 * @param timeout how long to wait at most
 	 * @return what is still locked after the timeout; empty when nothing is
 	 */
-	static List<String> find(RedisServer redis, Duration timeout) {
+	static List<String> find(List<RedisServer> servers, Duration timeout) {
 		AtomicReference<List<String>> locked = new AtomicReference<>();
-		try (RedisCli cli = redis.cli()) {
+		try {
 			await().atMost(timeout).until(() -> {
-				locked.set(cli.keys(NemesisSettings.KEY_PREFIX + "*")
-					.stream()
-					.filter((key) -> LOCKING_SUFFIXES.stream().anyMatch(key::endsWith))
-					.map((key) -> key + " (pttl " + cli.pttl(key) + " ms)")
-					.toList());
+				locked.set(servers.stream().flatMap((server) -> locked(server).stream()).toList());
 				return locked.get().isEmpty();
 			});
 			return List.of();
 		}
 		catch (ConditionTimeoutException ex) {
 			return locked.get();
+		}
+	}
+
+	private static List<String> locked(RedisServer server) {
+		try (RedisCli cli = server.cli()) {
+			return cli.keys(NemesisSettings.KEY_PREFIX + "*")
+				.stream()
+				.filter((key) -> LOCKING_SUFFIXES.stream().anyMatch(key::endsWith))
+				.map((key) -> key + " (pttl " + cli.pttl(key) + " ms)")
+				.toList();
 		}
 	}
 
