@@ -16,10 +16,10 @@ import io.github.redislock.test.RedisServer;
  * Faults of nodes that lock on a Redis Cluster. Each hits every node, since every node
  * uses every shard.
  * <ul>
- * <li>{@code KILL-CLIENTS}: while the storm threads send, a primary (sometimes every
- * primary) is paused for a moment, told to close its clients' connections, and resumed:
- * it runs the commands that had arrived and closes the connections before all answers
- * went out, so that Lettuce sends the unanswered ones again. Twice a round;</li>
+ * <li>{@code KILL-CLIENTS}: a primary (sometimes every primary) is stopped for a moment
+ * while the storm threads send, told to close its clients' connections, and resumed: it
+ * runs the commands that had arrived, then closes the connections before their answers
+ * went out, so that Lettuce sends them again. Twice a round;</li>
  * <li>{@code SHARD-PAUSE}: a primary is stopped (SIGSTOP) for up to a few seconds, past
  * which its replica takes over: a blackholed shard;</li>
  * <li>{@code MIGRATE}: the slot of a hot lock moves to another primary;</li>
@@ -57,7 +57,7 @@ final class ClusterFaults implements Nemesis.Faults {
 		RedisServer primary = primaries.get(random.nextInt(primaries.size()));
 		boolean all = random.nextInt(10) < 3;
 		int millis = switch (kind) {
-			case "KILL-CLIENTS" -> 200 + random.nextInt(700);
+			case "KILL-CLIENTS" -> 200 + random.nextInt(500);
 			case "SHARD-PAUSE" -> 1000 + random.nextInt(4000);
 			case "PAUSE" -> (int) NemesisSettings.LEASE.toMillis() + 500 + random.nextInt(1500);
 			default -> 0;
@@ -102,14 +102,17 @@ final class ClusterFaults implements Nemesis.Faults {
 			default -> throw new IllegalStateException("Unknown fault " + kind);
 		};
 		this.cluster.awaitHealthy(HEALTHY_TIMEOUT);
-		return Fault.of(fault.kind(), fault.node(), fault.lapsing(), fault.dataLoss(), fault.detail());
+		// A fault lasts until the cluster is healthy again; a cut, until the cut.
+		return fault.cuts() ? fault
+				: Fault.of(fault.kind(), fault.node(), fault.lapsing(), fault.dataLoss(), fault.detail());
 	}
 
 	private Fault killClients(List<RedisServer> targets, int millis) throws InterruptedException {
-		this.control.command("INCR", NemesisSettings.STORM);
-		// Let the storm threads send, then stop the primaries with their commands queued.
-		Thread.sleep(100);
+		// Stopped first, the primaries queue the storm's commands; resumed, they run them
+		// all, then the kill sent last, before the answers go out.
 		targets.forEach(RedisServer::pause);
+		this.control.command("INCR", NemesisSettings.STORM);
+		Thread.sleep(millis);
 		List<CompletableFuture<Object>> kills = new ArrayList<>();
 		for (RedisServer target : targets) {
 			kills.add(CompletableFuture.supplyAsync(() -> {
@@ -118,7 +121,7 @@ final class ClusterFaults implements Nemesis.Faults {
 				}
 			}));
 		}
-		Thread.sleep(millis);
+		Thread.sleep(100);
 		targets.forEach(RedisServer::resume);
 		List<Object> killed = kills.stream().map(CompletableFuture::join).toList();
 		return Fault.of("KILL-CLIENTS", -1, false, false,
