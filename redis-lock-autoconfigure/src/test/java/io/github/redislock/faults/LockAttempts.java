@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import io.github.redislock.LockAccessException;
@@ -32,9 +32,9 @@ final class LockAttempts {
 
 	private final LockInspector inspector;
 
-	private final ConcurrentLinkedQueue<String> history;
+	private final Consumer<String> history;
 
-	LockAttempts(String node, LockTemplate template, LockInspector inspector, ConcurrentLinkedQueue<String> history) {
+	LockAttempts(String node, LockTemplate template, LockInspector inspector, Consumer<String> history) {
 		this.node = node;
 		this.template = template;
 		this.inspector = inspector;
@@ -153,7 +153,7 @@ final class LockAttempts {
 	private void recordState(String holdId, String key) {
 		try {
 			this.history
-				.add(new State(holdId, System.currentTimeMillis(), this.inspector.state(key, this.template.engine()))
+				.accept(new State(holdId, System.currentTimeMillis(), this.inspector.state(key, this.template.engine()))
 					.format());
 		}
 		catch (RuntimeException ex) {
@@ -167,15 +167,15 @@ final class LockAttempts {
 			.map(StackTraceElement::toString)
 			.collect(Collectors.joining(" < "));
 		String what = operation + ": " + describe(ex) + " at " + frames;
-		this.history.add(new Unexpected(this.node, System.currentTimeMillis(), what).format());
+		this.history.accept(new Unexpected(this.node, System.currentTimeMillis(), what).format());
 	}
 
 	private void record(Attempt attempt) {
-		this.history.add(attempt.format());
+		this.history.accept(attempt.format());
 	}
 
 	private void record(Orphan orphan) {
-		this.history.add(orphan.format());
+		this.history.accept(orphan.format());
 	}
 
 	private static String describe(Throwable ex) {

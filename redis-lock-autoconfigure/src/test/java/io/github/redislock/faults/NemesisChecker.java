@@ -42,6 +42,8 @@ final class NemesisChecker {
 
 	private static final int EXAMPLES = 8;
 
+	private static final int MAX_FAULTS_SHOWN = 60;
+
 	private final NemesisHistory history;
 
 	private final List<Access> log;
@@ -54,6 +56,9 @@ final class NemesisChecker {
 
 	private final Map<String, String> states;
 
+	/** Acquisitions or releases that failed, by node and lock name. */
+	private final Map<String, List<Attempt>> failures;
+
 	private final Map<String, List<String>> violations = new LinkedHashMap<>();
 
 	NemesisChecker(NemesisHistory history, List<Access> log, List<Fault> faults, long healMillis) {
@@ -64,6 +69,10 @@ final class NemesisChecker {
 		this.attempts = history.attempts()
 			.stream()
 			.collect(Collectors.toMap(Attempt::holdId, Function.identity(), (first, second) -> first));
+		this.failures = history.attempts()
+			.stream()
+			.filter((attempt) -> attempt.outcome().equals("ACCESS") || attempt.release().equals("ACCESS"))
+			.collect(Collectors.groupingBy((attempt) -> attempt.node() + " " + attempt.key()));
 		this.states = history.states()
 			.stream()
 			.collect(Collectors.toMap(State::holdId, State::state, (first, second) -> first));
@@ -215,11 +224,9 @@ final class NemesisChecker {
 	 * which may leave a grant in Redis until its lease runs out.
 	 */
 	private boolean failedNear(Attempt timedOut, long sinceMillis) {
-		return this.history.attempts()
+		return this.failures.getOrDefault(timedOut.node() + " " + timedOut.key(), List.of())
 			.stream()
-			.anyMatch((other) -> other.node().equals(timedOut.node()) && other.key().equals(timedOut.key())
-					&& (other.outcome().equals("ACCESS") || other.release().equals("ACCESS"))
-					&& other.lastMillis() >= sinceMillis && other.startMillis() <= timedOut.endMillis());
+			.anyMatch((other) -> other.lastMillis() >= sinceMillis && other.startMillis() <= timedOut.endMillis());
 	}
 
 	private String state(Attempt attempt) {
@@ -285,11 +292,14 @@ final class NemesisChecker {
 		}
 		counts.put("orphans seen", (long) this.history.orphans().size());
 		StringBuilder summary = new StringBuilder("events: " + counts + System.lineSeparator() + "faults:");
-		for (Fault fault : this.faults) {
+		for (Fault fault : this.faults.subList(0, Math.min(this.faults.size(), MAX_FAULTS_SHOWN))) {
 			summary.append(System.lineSeparator()).append("  ").append(fault);
 			if (fault.cuts()) {
 				summary.append(", lock calls of the node(s) in flight when cut: ").append(inFlight(fault));
 			}
+		}
+		if (this.faults.size() > MAX_FAULTS_SHOWN) {
+			summary.append(System.lineSeparator()).append("  ... ").append(this.faults.size()).append(" faults in all");
 		}
 		summary.append(System.lineSeparator()).append("healed at ").append(this.healMillis);
 		return summary.toString();

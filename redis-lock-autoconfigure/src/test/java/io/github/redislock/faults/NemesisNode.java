@@ -1,5 +1,8 @@
 package io.github.redislock.faults;
 
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -7,7 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -65,13 +68,25 @@ final class NemesisNode {
 		LettuceConnectionFactory lockFactory = connectionFactory(lockConfiguration(args, "lock"));
 		LettuceConnectionFactory directFactory = connectionFactory(lockConfiguration(args, "direct"));
 		StringRedisTemplate direct = new StringRedisTemplate(directFactory);
-		ConcurrentLinkedQueue<String> history = new ConcurrentLinkedQueue<>();
+		// Written as it happens: a long run would not fit in memory.
+		BufferedWriter writer = Files.newBufferedWriter(Path.of(args.get("history")));
+		Consumer<String> history = (line) -> {
+			synchronized (writer) {
+				try {
+					writer.write(line);
+					writer.newLine();
+				}
+				catch (IOException ex) {
+					throw new UncheckedIOException(ex);
+				}
+			}
+		};
 		String[] control = args.get("control").split(":");
 		try (LockTemplate template = new LockTemplate(lockFactory,
 				LockOptions.defaults().withWatchdog(NemesisSettings.LEASE, NemesisSettings.RENEW_INTERVAL));
 				RedisCli cli = new RedisCli(control[0], Integer.parseInt(control[1]), Duration.ofSeconds(70))) {
 			String instanceId = instanceId(template, direct, name);
-			history.add("I " + name + " " + instanceId);
+			history.accept("I " + name + " " + instanceId);
 			LockInspector inspector = new LockInspector(direct, instanceId);
 			LockAttempts attempts = new LockAttempts(name, template, inspector, history);
 			print("READY " + name);
@@ -107,9 +122,11 @@ final class NemesisNode {
 			finally {
 				clis.forEach(RedisCli::close);
 			}
-			Files.write(Path.of(args.get("history")), history);
 		}
 		finally {
+			synchronized (writer) {
+				writer.close();
+			}
 			lockFactory.destroy();
 			directFactory.destroy();
 		}

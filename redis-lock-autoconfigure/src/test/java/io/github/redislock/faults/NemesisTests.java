@@ -21,10 +21,12 @@ import io.github.redislock.test.RedisTest;
  * again. A {@link NemesisChecker} judges the history.
  * <p>
  * The schedule comes from a seed, printed on failure; run again with
- * {@code -Dredislock.faults.seed=<seed>} for the same schedule (timing still varies). The
- * build applies one round of faults (about 25 s); a long run takes
- * {@code -Dredislock.faults.duration=PT30M}:
- * {@code ./mvnw -B verify -pl redis-lock-autoconfigure -am -Dtest='*NemesisTests' -Dsurefire.failIfNoSpecifiedTests=false -Dredislock.faults.duration=PT30M}.
+ * {@code -Dredislock.faults.seed=<seed>} for the same schedule of faults (their timing
+ * against the nodes' work still varies). The build applies one round of faults (about 25
+ * seconds, a minute with start-up and checks); {@code -Dredislock.faults.duration=PT30M}
+ * applies them for 30 minutes:
+ * {@code ./mvnw -B verify -pl redis-lock-autoconfigure -am -Dtest='*NemesisTests' -Dsurefire.failIfNoSpecifiedTests=false -Dredislock.faults.duration=PT30M}
+ * (add {@code -Dredislock.faults.cluster=true} for {@link ClusterNemesisTests} too).
  */
 @RedisTest
 class NemesisTests {
@@ -37,7 +39,7 @@ class NemesisTests {
 			for (int i = 0; i < 3; i++) {
 				proxies.add(FaultProxy.start(redis.host(), redis.port()));
 			}
-			new NemesisRun(control, directory, Duration.ofSeconds(20)).run(
+			new NemesisRun(control, directory, Duration.ZERO).run(
 					(node) -> List.of("lock=" + proxies.get(node).host() + ":" + proxies.get(node).port(),
 							"direct=" + redis.host() + ":" + redis.port()),
 					(nodes) -> new ProxyFaults(proxies, nodes.processes(), redis, nodes.control()),
