@@ -34,12 +34,11 @@ final class Nemesis {
 	List<Fault> run(Duration duration) throws InterruptedException {
 		long deadline = System.currentTimeMillis() + duration.toMillis();
 		List<String> deck = new ArrayList<>();
-		boolean firstRound = true;
+		int firstRound = this.faults.round().size();
 		try {
 			// At least one whole round, so that even a short run has every kind of fault.
-			while (System.currentTimeMillis() < deadline || (firstRound && !deck.isEmpty())) {
+			while (this.applied.size() < firstRound || System.currentTimeMillis() < deadline) {
 				if (deck.isEmpty()) {
-					firstRound = this.applied.isEmpty();
 					deck.addAll(this.faults.round());
 					Collections.shuffle(deck, this.random);
 				}
