@@ -25,8 +25,9 @@ import io.github.redislock.faults.NemesisHistory.State;
  * fencing token, and the holder was never told its lock was lost;</li>
  * <li>{@code duplicate-token}: two grants of one name with the same fencing token;</li>
  * <li>{@code loss-without-cause}: a holder told its lock was lost although no fault that
- * can make a lease run out (latency, blackhole, pause, restart) came near its node during
- * the hold, plus the time the engine takes to notice;</li>
+ * can make a lease run out ({@link Fault#lapsing()}: latency, blackhole, pause, restart,
+ * stopped shard, failover) came near its node during the hold, plus the time the engine
+ * takes to notice. Connection cuts alone must cost no lease;</li>
  * <li>{@code refused-by-own-grant}: an acquisition timed out on a name nobody else locks,
  * or on a hot name while a grant of its own node that no thread held stood in the way;
  * unless its node was cut off, paused or slowed, or failed to release or acquire that
