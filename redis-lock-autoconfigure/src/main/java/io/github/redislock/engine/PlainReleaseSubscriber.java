@@ -100,7 +100,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 	@Override
 	public void repair() {
 		Link current = this.connection.now();
-		if (this.connection.wasUsed() && (current == null || !current.isUsable())) {
+		if (this.connection.wasOpened() && (current == null || !current.isUsable())) {
 			this.connection.openInBackground("redis-lock-subscription");
 		}
 	}
@@ -166,7 +166,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 	public SubscriptionStatus status() {
 		Link current = this.connection.now();
 		if (current == null) {
-			return this.connection.wasUsed() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
+			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
 		}
 		return (current.isUsable() && current.isConnected()) ? SubscriptionStatus.CONNECTED
 				: SubscriptionStatus.DISCONNECTED;

@@ -69,16 +69,15 @@ interface ReleaseSubscriber extends AutoCloseable {
 	void close();
 
 	/**
-	 * The answer to a subscribe command, bounded by the command timeout whether or not
-	 * the Redis client times commands out itself.
+	 * The answer to a subscribe or unsubscribe command, bounded by the command timeout
+	 * whether or not the Redis client times commands out itself.
 	 */
 	static CompletableFuture<Void> confirmation(CompletionStage<?> sent, Duration timeout) {
 		return sent.toCompletableFuture()
 			.<Void>thenApply((ignored) -> null)
 			.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
 			.exceptionallyCompose((ex) -> CompletableFuture.failedFuture((ex instanceof TimeoutException)
-					? new RedisCommandTimeoutException("Redis did not confirm the subscription within " + timeout)
-					: ex));
+					? new RedisCommandTimeoutException("Redis did not answer within " + timeout) : ex));
 	}
 
 	/** Told of what arrives on the connection, on the Redis client's threads. */

@@ -95,11 +95,6 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 	public void repair() {
 		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
 		if (current == null) {
-			if (this.connection.wasUsed()) {
-				// Opening it failed: no thread waits on it now, but the next one should
-				// find it open.
-				this.connection.openInBackground("redis-lock-subscription");
-			}
 			return;
 		}
 		this.nodes.forEach((channel, node) -> {
@@ -145,7 +140,7 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 	public SubscriptionStatus status() {
 		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
 		if (current == null) {
-			return this.connection.wasUsed() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
+			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
 		}
 		return current.isOpen() ? SubscriptionStatus.CONNECTED : SubscriptionStatus.DISCONNECTED;
 	}

@@ -35,6 +35,8 @@ final class SharedConnection<C> {
 	/** The connection, open or being opened; {@code null} before the first. */
 	private final AtomicReference<@Nullable CompletableFuture<C>> current = new AtomicReference<>();
 
+	private volatile boolean opened;
+
 	private volatile boolean closed;
 
 	/**
@@ -82,9 +84,9 @@ final class SharedConnection<C> {
 		return (seen != null && seen.isDone()) ? opened(seen) : null;
 	}
 
-	/** Whether a connection was opened or tried once at least. */
-	boolean wasUsed() {
-		return this.current.get() != null;
+	/** Whether a connection was opened once at least. */
+	boolean wasOpened() {
+		return this.opened;
 	}
 
 	/**
@@ -119,6 +121,7 @@ final class SharedConnection<C> {
 				throw new IllegalStateException("The lock engine was closed");
 			}
 			connection = this.opener.get();
+			this.opened = true;
 		}
 		catch (RuntimeException ex) {
 			opening.completeExceptionally(ex);
