@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -35,13 +36,15 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  *
  * <p>
  * <b>Dropping the connection.</b> Lettuce reconnects a broken connection and subscribes
- * again to every channel Redis had confirmed. Two cases it leaves to us: an unsubscribe
- * that Redis did not answer in time (after a stall or on a slow network), which leaves
- * the connection's subscriptions unknown, and a connection that ended for good (closed,
- * or broken with Lettuce's automatic reconnection turned off). Then {@link #repair()}, at
- * the next housekeeping tick, drops the connection, tells the listener that every
- * subscription is lost (the engine subscribes again every channel that has waiters), and
- * opens a new one on a thread of its own.
+ * again to every channel Redis had confirmed; the listener hears of the disconnection as
+ * a loss of every subscription and of each confirmation as it comes, so a channel that
+ * Lettuce could not subscribe again is left to the engine. Two cases Lettuce leaves to
+ * us: an unsubscribe that Redis did not answer in time (after a stall or on a slow
+ * network), which leaves the connection's subscriptions unknown, and a connection that
+ * ended for good (closed, or broken with Lettuce's automatic reconnection turned off).
+ * Then {@link #repair()}, at the next housekeeping tick, drops the connection, tells the
+ * listener that every subscription is lost (the engine subscribes again every channel
+ * that has waiters), and opens a new one on a thread of its own.
  *
  * @author redis-lock
  */
@@ -114,7 +117,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 			link.attach(opened);
 		}
 		catch (RuntimeException ex) {
-			closeQuietly(opened, null);
+			closeQuietly(opened);
 			throw ex;
 		}
 		return link;
@@ -125,26 +128,24 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 	 */
 	private void drop(Link link) {
 		link.dropped = true;
-		closeQuietly(link.connection, link.commands);
+		if (link.connection != null) {
+			closeQuietly(link.connection);
+		}
 		this.listener.onAllLost();
 	}
 
-	private void closeQuietly(@Nullable RedisConnection redisConnection,
-			@Nullable RedisPubSubAsyncCommands<byte[], byte[]> commands) {
+	/**
+	 * Close a connection without waiting: Spring Data Redis unsubscribes it and closes it
+	 * once Redis answered or the command timed out.
+	 */
+	private void closeQuietly(RedisConnection redisConnection) {
 		// A factory that was stopped first (as a Spring context stops its lifecycle beans
 		// before it destroys the beans that use them) closed the connection already.
 		if (this.connectionFactory instanceof Lifecycle lifecycle && !lifecycle.isRunning()) {
 			return;
 		}
 		try {
-			if (commands != null) {
-				// First, so that closing the subscription does not wait for a Redis that
-				// does not answer.
-				commands.getStatefulConnection().close();
-			}
-			if (redisConnection != null) {
-				redisConnection.close();
-			}
+			redisConnection.close();
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not close the subscription connection", ex);
@@ -184,7 +185,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 	/**
 	 * One subscription connection and what it reports, until it is dropped.
 	 */
-	private final class Link implements MessageListener, SubscriptionListener {
+	private final class Link implements MessageListener, SubscriptionListener, RedisConnectionStateListener {
 
 		@Nullable RedisConnection connection;
 
@@ -205,6 +206,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 			}
 			this.connection = opened;
 			this.commands = (RedisPubSubAsyncCommands<byte[], byte[]>) pubSub;
+			this.commands.getStatefulConnection().addListener(this);
 		}
 
 		boolean isUsable() {
@@ -241,6 +243,16 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 			}
 			else {
 				PlainReleaseSubscriber.this.listener.onSubscribed(new String(channel, StandardCharsets.UTF_8));
+			}
+		}
+
+		@Override
+		public void onRedisDisconnected(RedisChannelHandler<?, ?> disconnected) {
+			// Lettuce subscribes again, on reconnecting, to every channel Redis had
+			// confirmed; each confirmation reaches onChannelSubscribed, and a channel
+			// whose subscription fails then is subscribed again by the engine.
+			if (!this.dropped) {
+				PlainReleaseSubscriber.this.listener.onAllLost();
 			}
 		}
 

@@ -105,8 +105,10 @@ interface ReleaseSubscriber extends AutoCloseable {
 		void onAllMissed();
 
 		/**
-		 * The connection was dropped: every subscription it carried is gone, and the
-		 * channels must be subscribed again on the next one.
+		 * Every subscription of the connection is gone, for now (the connection broke,
+		 * and the Redis client subscribes again as it reconnects) or for good (the
+		 * connection was dropped): a channel is subscribed again once its confirmation
+		 * arrives.
 		 */
 		void onAllLost();
 

@@ -93,12 +93,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>
  * <b>Subscriptions lost.</b> When a subscription ends without being asked to (a cluster
- * slot moved; the subscriber dropped its connection, as it does when an unsubscribe goes
+ * slot moved; the connection broke, and Lettuce subscribes again as it reconnects, which
+ * may fail; the subscriber dropped its connection, as it does when an unsubscribe goes
  * unanswered, and opens another), {@link #onUnsubscribed} or {@link #onAllLost} mark the
- * channels unsubscribed, and every sweep subscribes again each channel that has waiters
- * and is not subscribed; its confirmation wakes the waiters, who try at once. Until then
- * {@link #status()} says {@link SubscriptionStatus#DISCONNECTED}: those waiters wake only
- * when the holder's lease runs out.
+ * channels unsubscribed until a confirmation arrives, and every sweep subscribes again
+ * each channel that has waiters and is neither subscribed nor being subscribed; its
+ * confirmation wakes the waiters, who try at once. Until then {@link #status()} says
+ * {@link SubscriptionStatus#DISCONNECTED}: those waiters wake only when the holder's
+ * lease runs out.
  *
  * @author redis-lock
  */

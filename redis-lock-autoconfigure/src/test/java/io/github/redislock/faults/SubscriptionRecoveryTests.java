@@ -115,6 +115,45 @@ class SubscriptionRecoveryTests {
 	}
 
 	/**
+	 * Redis disconnects the subscription connection as its user loses the right to the
+	 * waited channel, and refuses the channel when Lettuce subscribes again on
+	 * reconnecting: the engine reports the subscription down meanwhile, subscribes the
+	 * channel itself once Redis accepts it again, and the waiter is woken by the release,
+	 * not by the end of the holder's 60 s lease.
+	 */
+	@Test
+	void waitedChannelThatLettuceFailedToSubscribeAgainIsSubscribedByTheEngine() throws Exception {
+		LockTemplate waiterNode = node(this.server.host(), this.server.port());
+		LockTemplate holder = node(this.server.host(), this.server.port());
+		LockHandle held = holder.lock(LockRequest.of("busy").leaseTime(HOLDER_LEASE));
+		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(
+				() -> waiterNode.lock(LockRequest.of("busy").waitTime(HOLDER_LEASE.multipliedBy(2))), this.executor);
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(List.of(waiterNode.engine().waiterCount(), subscribers("busy")))
+				.as("waiters in the engine, subscribers on the server")
+				.containsExactly(1, 1L));
+		try {
+			// Only the engine's control channel stays allowed.
+			this.cli.command("ACL", "SETUSER", "default", "resetchannels", "&redis-lock:subscription");
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> waiterNode.engine().subscriptionStatus() == SubscriptionStatus.DISCONNECTED);
+		}
+		finally {
+			this.cli.command("ACL", "SETUSER", "default", "allchannels");
+		}
+		await().atMost(SUBSCRIPTION_LINGER.plus(COMMAND_TIMEOUT).plus(MARGIN))
+			.until(() -> subscribers("busy") == 1
+					&& waiterNode.engine().subscriptionStatus() == SubscriptionStatus.CONNECTED);
+		long releasedAt = System.nanoTime();
+		held.close();
+		LockHandle granted = waiter.get(HOLDER_LEASE.toMillis(), TimeUnit.MILLISECONDS);
+		assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).as("time from release to grant")
+			.isLessThan(COMMAND_TIMEOUT);
+		assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
+		granted.close();
+	}
+
+	/**
 	 * Waits briefly for a lock the holder keeps, which subscribes its channel and leaves
 	 * it idle.
 	 */
