@@ -135,8 +135,11 @@ class SubscriptionRecoveryTests {
 		try {
 			// Only the engine's control channel stays allowed.
 			this.cli.command("ACL", "SETUSER", "default", "resetchannels", "&redis-lock:subscription");
-			await().atMost(Duration.ofSeconds(5))
-				.until(() -> waiterNode.engine().subscriptionStatus() == SubscriptionStatus.DISCONNECTED);
+			await().atMost(Duration.ofSeconds(10))
+				.alias("Lettuce reconnected and its subscribe was refused")
+				.until(() -> ((String) this.cli.command("CLIENT", "LIST")).lines()
+					.anyMatch((client) -> client.contains(" sub=0 ") && client.contains(" cmd=subscribe ")));
+			assertThat(waiterNode.engine().subscriptionStatus()).isEqualTo(SubscriptionStatus.DISCONNECTED);
 		}
 		finally {
 			this.cli.command("ACL", "SETUSER", "default", "allchannels");
