@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * <h2>Design notes</h2>
  *
  * Three states: <em>unsubscribed</em> (never subscribed, or the subscribe failed, or
- * Redis ended the subscription, or the connection that carried it was dropped),
+ * Redis ended the subscription, or the connection that carried it broke or was dropped),
  * <em>subscribing</em> (one subscribe in flight) and <em>subscribed</em> (Redis confirmed
  * it on the current connection). Threads that join a channel while its subscribe is in
  * flight wait for that one subscribe, on its future, with no lock held. The monitor of

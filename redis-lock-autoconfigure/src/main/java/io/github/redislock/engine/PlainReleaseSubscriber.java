@@ -199,8 +199,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		@SuppressWarnings("unchecked")
 		void attach(RedisConnection opened) {
 			// A LettuceConnection answers with the commands of its subscription
-			// connection
-			// while subscribed.
+			// connection while subscribed.
 			if (!(opened.getNativeConnection() instanceof RedisPubSubAsyncCommands<?, ?> pubSub)) {
 				throw new IllegalStateException("Redis connection " + opened + " did not start a subscription");
 			}
