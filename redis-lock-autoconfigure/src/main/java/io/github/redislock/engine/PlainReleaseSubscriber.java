@@ -1,8 +1,14 @@
 package io.github.redislock.engine;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import org.jspecify.annotations.Nullable;
@@ -22,13 +28,27 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * from the Spring Data Redis connection factory.
  *
  * <p>
- * The connection stays subscribed to a control channel for as long as the engine runs: a
+ * The connection stays subscribed to a control channel for as long as it is open: a
  * Spring Data Redis subscription needs at least one channel, and the control channel's
- * re-subscription after a reconnect tells that messages may have been missed.
+ * re-subscription after a reconnect tells that messages may have been missed. Release
+ * channels are subscribed with Lettuce's asynchronous commands on the same connection, so
+ * that no caller waits for Redis while holding anything.
+ *
+ * <p>
+ * <b>Dropping the connection.</b> Lettuce reconnects a broken connection and subscribes
+ * again to every channel Redis had confirmed; the listener hears of the disconnection as
+ * a loss of every subscription and of each confirmation as it comes, so a channel that
+ * Lettuce could not subscribe again is left to the engine. Two cases Lettuce leaves to
+ * us: an unsubscribe that Redis did not answer in time (after a stall or on a slow
+ * network), which leaves the connection's subscriptions unknown, and a connection that
+ * ended for good (closed, or broken with Lettuce's automatic reconnection turned off).
+ * Then {@link #repair()}, at the next housekeeping tick, drops the connection, tells the
+ * listener that every subscription is lost (the engine subscribes again every channel
+ * that has waiters), and opens a new one on a thread of its own.
  *
  * @author redis-lock
  */
-final class PlainReleaseSubscriber implements ReleaseSubscriber, MessageListener, SubscriptionListener {
+final class PlainReleaseSubscriber implements ReleaseSubscriber {
 
 	private static final Logger logger = LoggerFactory.getLogger(PlainReleaseSubscriber.class);
 
@@ -38,119 +58,104 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber, MessageListener
 
 	private final Listener listener;
 
-	private final Object monitor = new Object();
+	private final Duration timeout;
 
-	/** Written under the monitor; volatile for {@link #status()}. */
-	private volatile @Nullable RedisConnection connection;
+	private final SharedConnection<Link> connection = new SharedConnection<>(this::open, Link::isUsable, this::drop);
 
-	private volatile boolean closed;
-
-	PlainReleaseSubscriber(RedisConnectionFactory connectionFactory, String controlChannel, Listener listener) {
+	PlainReleaseSubscriber(RedisConnectionFactory connectionFactory, String controlChannel, Duration timeout,
+			Listener listener) {
 		this.connectionFactory = connectionFactory;
 		this.controlChannel = bytes(controlChannel);
+		this.timeout = timeout;
 		this.listener = listener;
 	}
 
 	@Override
-	public void subscribe(String channel) {
-		synchronized (this.monitor) {
-			openSubscription().subscribe(bytes(channel));
+	public void connect() {
+		this.connection.get();
+	}
+
+	@Override
+	public CompletableFuture<Void> subscribe(String channel) {
+		Link current = this.connection.now();
+		if (current == null || !current.isUsable()) {
+			return CompletableFuture.failedFuture(new RedisException("The subscription connection is not open"));
 		}
+		return ReleaseSubscriber.confirmation(current.commands.subscribe(bytes(channel)), this.timeout);
 	}
 
 	@Override
 	public void unsubscribe(String channel) {
-		synchronized (this.monitor) {
-			RedisConnection current = this.connection;
-			Subscription subscription = (current != null) ? current.getSubscription() : null;
-			if (subscription == null || !subscription.isAlive()) {
-				return;
-			}
-			try {
-				subscription.unsubscribe(bytes(channel));
-			}
-			catch (RuntimeException ex) {
-				// The connection is gone or Redis does not answer: the channel goes with
-				// the connection, which is opened anew at the next subscribe.
-				logger.debug("Could not unsubscribe from {}", channel, ex);
-				closeConnection();
-			}
+		Link current = this.connection.now();
+		if (current == null || !current.isUsable()) {
+			// Gone, or to be dropped with all its subscriptions.
+			return;
 		}
+		ReleaseSubscriber.confirmation(current.commands.unsubscribe(bytes(channel)), this.timeout)
+			.whenComplete((ignored, ex) -> {
+				if (ex != null) {
+					logger.debug("Could not unsubscribe from {}; dropping the subscription connection", channel, ex);
+					current.broken = true;
+				}
+			});
 	}
 
 	@Override
-	public void onMessage(Message message, byte @Nullable [] pattern) {
-		this.listener.onMessage(new String(message.getChannel(), StandardCharsets.UTF_8), message.getBody());
-	}
-
-	@Override
-	public void onChannelSubscribed(byte[] channel, long count) {
-		if (Arrays.equals(channel, this.controlChannel)) {
-			this.listener.onAllMissed();
-		}
-		else {
-			this.listener.onSubscribed(new String(channel, StandardCharsets.UTF_8));
+	public void repair() {
+		Link current = this.connection.now();
+		if (this.connection.wasOpened() && (current == null || !current.isUsable())) {
+			this.connection.openInBackground("redis-lock-subscription");
 		}
 	}
 
-	private Subscription openSubscription() {
-		if (this.closed) {
-			throw new IllegalStateException("The lock engine was closed");
-		}
-		RedisConnection current = this.connection;
-		Subscription subscription = (current != null) ? current.getSubscription() : null;
-		if (subscription != null && subscription.isAlive()) {
-			return subscription;
-		}
-		closeConnection();
+	private Link open() {
+		Link link = new Link();
 		RedisConnection opened = this.connectionFactory.getConnection();
 		try {
-			// With Lettuce this returns once subscribed; the listener is this object.
-			opened.subscribe(this, this.controlChannel);
+			// With Lettuce this returns once subscribed.
+			opened.subscribe(link, this.controlChannel);
+			link.attach(opened);
 		}
 		catch (RuntimeException ex) {
-			opened.close();
+			closeQuietly(opened);
 			throw ex;
 		}
-		this.connection = opened;
-		Subscription created = opened.getSubscription();
-		if (created == null) {
-			throw new IllegalStateException("Redis connection " + opened + " did not start a subscription");
-		}
-		return created;
+		return link;
 	}
 
-	private void closeConnection() {
-		RedisConnection current = this.connection;
-		this.connection = null;
+	/**
+	 * Drop a connection: nothing it says counts any more, and its subscriptions are gone.
+	 */
+	private void drop(Link link) {
+		link.dropped = true;
+		if (link.connection != null) {
+			closeQuietly(link.connection);
+		}
+		this.listener.onAllLost();
+	}
+
+	/**
+	 * Close a connection without waiting: Spring Data Redis unsubscribes it and closes it
+	 * once Redis answered or the command timed out.
+	 */
+	private void closeQuietly(RedisConnection redisConnection) {
 		// A factory that was stopped first (as a Spring context stops its lifecycle beans
 		// before it destroys the beans that use them) closed the connection already.
-		boolean factoryStopped = this.connectionFactory instanceof Lifecycle lifecycle && !lifecycle.isRunning();
-		if (current != null && !factoryStopped) {
-			try {
-				current.close();
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not close the subscription connection", ex);
-			}
+		if (this.connectionFactory instanceof Lifecycle lifecycle && !lifecycle.isRunning()) {
+			return;
+		}
+		try {
+			redisConnection.close();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not close the subscription connection", ex);
 		}
 	}
 
 	@Override
-	@SuppressWarnings("unchecked")
 	public @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands() {
-		RedisConnection current = this.connection;
-		try {
-			// A LettuceConnection answers with the commands of its subscription
-			// connection
-			// while subscribed.
-			Object commands = (current != null) ? current.getNativeConnection() : null;
-			return (commands instanceof RedisPubSubAsyncCommands<?, ?> pubSub)
-					? (RedisClusterAsyncCommands<byte[], byte[]>) pubSub : null;
-		}
-		catch (RuntimeException ex) {
-			return null;
-		}
+		Link current = this.connection.now();
+		return (current != null && !current.dropped) ? current.commands : null;
 	}
 
 	/**
@@ -160,39 +165,103 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber, MessageListener
 	 */
 	@Override
 	public SubscriptionStatus status() {
-		RedisConnection current = this.connection;
+		Link current = this.connection.now();
 		if (current == null) {
-			return SubscriptionStatus.NONE;
+			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
 		}
-		Subscription subscription = current.getSubscription();
-		if (subscription == null || !subscription.isAlive()) {
-			return SubscriptionStatus.DISCONNECTED;
-		}
-		try {
-			// A LettuceConnection answers with the commands of its subscription
-			// connection while subscribed.
-			Object commands = current.getNativeConnection();
-			if (commands instanceof RedisPubSubAsyncCommands<?, ?> pubSub && !pubSub.getStatefulConnection().isOpen()) {
-				return SubscriptionStatus.DISCONNECTED;
-			}
-			return SubscriptionStatus.CONNECTED;
-		}
-		catch (RuntimeException ex) {
-			// Closed meanwhile.
-			return SubscriptionStatus.DISCONNECTED;
-		}
+		return (current.isUsable() && current.isConnected()) ? SubscriptionStatus.CONNECTED
+				: SubscriptionStatus.DISCONNECTED;
 	}
 
 	@Override
 	public void close() {
-		this.closed = true;
-		synchronized (this.monitor) {
-			closeConnection();
-		}
+		this.connection.close();
 	}
 
 	private static byte[] bytes(String channel) {
 		return channel.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * One subscription connection and what it reports, until it is dropped.
+	 */
+	private final class Link implements MessageListener, SubscriptionListener, RedisConnectionStateListener {
+
+		@Nullable RedisConnection connection;
+
+		@Nullable RedisPubSubAsyncCommands<byte[], byte[]> commands;
+
+		/** Whether an unsubscribe failed, which leaves the subscriptions unknown. */
+		volatile boolean broken;
+
+		volatile boolean dropped;
+
+		@SuppressWarnings("unchecked")
+		void attach(RedisConnection opened) {
+			// A LettuceConnection answers with the commands of its subscription
+			// connection while subscribed.
+			if (!(opened.getNativeConnection() instanceof RedisPubSubAsyncCommands<?, ?> pubSub)) {
+				throw new IllegalStateException("Redis connection " + opened + " did not start a subscription");
+			}
+			this.connection = opened;
+			this.commands = (RedisPubSubAsyncCommands<byte[], byte[]>) pubSub;
+			this.commands.getStatefulConnection().addListener(this);
+		}
+
+		boolean isUsable() {
+			if (this.broken || this.dropped || this.connection == null || this.commands == null) {
+				return false;
+			}
+			Subscription subscription = this.connection.getSubscription();
+			StatefulConnection<?, ?> stateful = this.commands.getStatefulConnection();
+			// Closed, or broken with nothing to reconnect it.
+			boolean ended = (stateful instanceof RedisChannelHandler<?, ?> handler && handler.isClosed())
+					|| (!stateful.isOpen() && !stateful.getOptions().isAutoReconnect());
+			return subscription != null && subscription.isAlive() && !ended;
+		}
+
+		boolean isConnected() {
+			return this.commands != null && this.commands.getStatefulConnection().isOpen();
+		}
+
+		@Override
+		public void onMessage(Message message, byte @Nullable [] pattern) {
+			if (!this.dropped) {
+				PlainReleaseSubscriber.this.listener.onMessage(new String(message.getChannel(), StandardCharsets.UTF_8),
+						message.getBody());
+			}
+		}
+
+		@Override
+		public void onChannelSubscribed(byte[] channel, long count) {
+			if (this.dropped) {
+				return;
+			}
+			if (Arrays.equals(channel, PlainReleaseSubscriber.this.controlChannel)) {
+				PlainReleaseSubscriber.this.listener.onAllMissed();
+			}
+			else {
+				PlainReleaseSubscriber.this.listener.onSubscribed(new String(channel, StandardCharsets.UTF_8));
+			}
+		}
+
+		@Override
+		public void onRedisDisconnected(RedisChannelHandler<?, ?> disconnected) {
+			// Lettuce subscribes again, on reconnecting, to every channel Redis had
+			// confirmed; each confirmation reaches onChannelSubscribed, and a channel
+			// whose subscription fails then is subscribed again by the engine.
+			if (!this.dropped) {
+				PlainReleaseSubscriber.this.listener.onAllLost();
+			}
+		}
+
+		@Override
+		public void onChannelUnsubscribed(byte[] channel, long count) {
+			if (!this.dropped && !Arrays.equals(channel, PlainReleaseSubscriber.this.controlChannel)) {
+				PlainReleaseSubscriber.this.listener.onUnsubscribed(new String(channel, StandardCharsets.UTF_8));
+			}
+		}
+
 	}
 
 }

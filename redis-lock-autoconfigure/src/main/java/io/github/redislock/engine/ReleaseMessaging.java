@@ -30,6 +30,9 @@ final class ReleaseMessaging {
 
 	private static final int SHARDED_PUB_SUB_VERSION = 7;
 
+	/** Lettuce's own default. */
+	private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(60);
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private volatile @Nullable Boolean sharded;
@@ -57,7 +60,13 @@ final class ReleaseMessaging {
 			return new ShardedReleaseSubscriber((RedisClusterClient) lettuce.getRequiredNativeClient(),
 					Duration.ofMillis(lettuce.getTimeout()), listener);
 		}
-		return new PlainReleaseSubscriber(this.connectionFactory, controlChannel, listener);
+		return new PlainReleaseSubscriber(this.connectionFactory, controlChannel, commandTimeout(), listener);
+	}
+
+	/** The client's command timeout, which bounds the wait for a subscription. */
+	private Duration commandTimeout() {
+		return (this.connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? Duration.ofMillis(lettuce.getTimeout()) : DEFAULT_COMMAND_TIMEOUT;
 	}
 
 	boolean isSharded() {

@@ -1,30 +1,51 @@
 package io.github.redislock.engine;
 
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The connection on which an engine subscribes to release channels: plain pub/sub through
- * Spring Data Redis, or sharded pub/sub on a Redis 7 cluster. Subscribing and
- * unsubscribing are called one at a time per channel, never concurrently for one channel.
+ * Spring Data Redis, or sharded pub/sub on a Redis 7 cluster. It sends subscribe and
+ * unsubscribe commands without waiting for them and keeps no record of which channels
+ * should be subscribed: {@link ReleaseSubscriptions} does, and is told of what Redis
+ * confirms and of what was lost.
  *
  * @author redis-lock
  */
 interface ReleaseSubscriber extends AutoCloseable {
 
 	/**
-	 * Subscribe to a channel, opening the connection first if needed, and return once
-	 * Redis confirmed it.
-	 * @throws RuntimeException from the Redis client when subscribing failed
+	 * Open the connection unless it is open, waiting for Redis; called with no lock held.
+	 * @throws RuntimeException from the Redis client when it could not be opened
 	 */
-	void subscribe(String channel);
+	void connect();
 
-	/** Unsubscribe from a channel; a failure only costs the channel's messages. */
+	/**
+	 * Send a subscription to a channel without waiting for it.
+	 * @return completes when Redis confirmed it; exceptionally when the connection is not
+	 * open, or Redis refused it or did not confirm it within the command timeout (a late
+	 * confirmation still reaches {@link Listener#onSubscribed})
+	 */
+	CompletableFuture<Void> subscribe(String channel);
+
+	/**
+	 * Send an unsubscription from a channel without waiting for it. A failure costs at
+	 * most the channel's messages until the subscriber repairs the connection.
+	 */
 	void unsubscribe(String channel);
 
 	/**
-	 * Repair subscriptions that the connection lost and could not restore by itself;
-	 * called periodically from the engine's housekeeping.
+	 * Repair what the connection lost and could not restore by itself, telling the
+	 * listener which subscriptions went ({@link Listener#onUnsubscribed},
+	 * {@link Listener#onAllLost}); called periodically from the engine's housekeeping. It
+	 * does not wait for Redis.
 	 */
 	default void repair() {
 	}
@@ -47,6 +68,18 @@ interface ReleaseSubscriber extends AutoCloseable {
 	@Override
 	void close();
 
+	/**
+	 * The answer to a subscribe or unsubscribe command, bounded by the command timeout
+	 * whether or not the Redis client times commands out itself.
+	 */
+	static CompletableFuture<Void> confirmation(CompletionStage<?> sent, Duration timeout) {
+		return sent.toCompletableFuture()
+			.<Void>thenApply((ignored) -> null)
+			.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+			.exceptionallyCompose((ex) -> CompletableFuture.failedFuture((ex instanceof TimeoutException)
+					? new RedisCommandTimeoutException("Redis did not answer within " + timeout) : ex));
+	}
+
 	/** Told of what arrives on the connection, on the Redis client's threads. */
 	interface Listener {
 
@@ -60,10 +93,24 @@ interface ReleaseSubscriber extends AutoCloseable {
 		void onSubscribed(String channel);
 
 		/**
+		 * Redis ended a subscription, asked to or not; the channel's messages no longer
+		 * arrive.
+		 */
+		void onUnsubscribed(String channel);
+
+		/**
 		 * Release messages of every channel may have been missed, such as when the
 		 * connection was opened anew.
 		 */
 		void onAllMissed();
+
+		/**
+		 * Every subscription of the connection is gone, for now (the connection broke,
+		 * and the Redis client subscribes again as it reconnects) or for good (the
+		 * connection was dropped): a channel is subscribed again once its confirmation
+		 * arrives.
+		 */
+		void onAllLost();
 
 	}
 

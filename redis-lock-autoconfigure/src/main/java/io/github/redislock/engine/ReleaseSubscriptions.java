@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -12,8 +13,12 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The threads of this JVM that wait for locks, woken by release messages that a
@@ -72,13 +77,36 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>Subscription lifetime.</b> Channels are subscribed on the first waiter and
  * unsubscribed by {@link #sweep}, once they have had no waiter for a while, so that a hot
- * lock does not subscribe and unsubscribe at every wait. Subscribing and unsubscribing
- * run inside the map's atomic compute for that channel, which orders them: an unsubscribe
- * can never overtake the subscribe of a waiter that arrived after it.
+ * lock does not subscribe and unsubscribe at every wait. This map is the one record of
+ * the channels that should be subscribed; each entry's {@link ChannelSubscription} says
+ * whether Redis confirmed it on the current connection. A joining thread is counted in
+ * its entry at once, in the map's atomic compute for the channel, then sends the
+ * subscribe (or finds one in flight, or confirmed) and waits for its answer with no lock
+ * held: neither this map's entry nor any monitor is held while waiting for Redis. A
+ * subscribe that fails leaves the joining thread's count undone and the entry idle, to be
+ * swept (with an unsubscribe, in case Redis subscribed it after all); a confirmation that
+ * arrives for a channel without an entry (its waiter gave up first) makes an idle one, so
+ * nothing stays subscribed unrecorded. The sweep removes an idle entry and sends its
+ * unsubscribe in the same compute, so the subscribe of a waiter that arrives later, which
+ * must create a new entry, follows it on the connection: an unsubscribe never overtakes a
+ * later subscribe.
+ *
+ * <p>
+ * <b>Subscriptions lost.</b> When a subscription ends without being asked to (a cluster
+ * slot moved; the connection broke, and Lettuce subscribes again as it reconnects, which
+ * may fail; the subscriber dropped its connection, as it does when an unsubscribe goes
+ * unanswered, and opens another), {@link #onUnsubscribed} or {@link #onAllLost} mark the
+ * channels unsubscribed until a confirmation arrives, and every sweep subscribes again
+ * each channel that has waiters and is neither subscribed nor being subscribed; its
+ * confirmation wakes the waiters, who try at once. Until then {@link #status()} says
+ * {@link SubscriptionStatus#DISCONNECTED}: those waiters wake only when the holder's
+ * lease runs out.
  *
  * @author redis-lock
  */
 final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(ReleaseSubscriptions.class);
 
 	private final Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory;
 
@@ -123,22 +151,49 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	}
 
 	/**
-	 * Queue the current thread as a waiter of the channel, subscribing first if needed.
-	 * @throws RuntimeException from the Redis client when subscribing failed; nothing is
-	 * left queued then
+	 * Queue the current thread as a waiter of the channel, once Redis confirmed the
+	 * channel's subscription, subscribing first if needed.
+	 * @throws RuntimeException from the Redis client when subscribing failed (with the
+	 * interrupt status set when interrupted); nothing is left queued then
 	 */
 	Waiter join(String channel, boolean acceptsHandoff, boolean reentrant, String owner,
 			@Nullable EagerAcquisition eager) {
 		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff, reentrant, owner, eager);
-		this.channels.compute(channel, (name, waiters) -> {
-			if (waiters == null) {
-				subscriber().subscribe(name);
-				waiters = new ChannelWaiters();
-			}
-			waiters.add(waiter);
-			return waiters;
+		ReleaseSubscriber current = subscriber();
+		ChannelWaiters waiters = this.channels.compute(channel, (name, existing) -> {
+			ChannelWaiters joined = (existing != null) ? existing : new ChannelWaiters();
+			// Counted at once, so that the sweep keeps the channel.
+			joined.startJoining();
+			return joined;
 		});
+		try {
+			awaitSubscribed(current, channel, waiters.subscription);
+		}
+		catch (RuntimeException ex) {
+			waiters.abandonJoining();
+			throw ex;
+		}
+		waiters.join(waiter);
 		return waiter;
+	}
+
+	private void awaitSubscribed(ReleaseSubscriber current, String channel, ChannelSubscription subscription) {
+		if (subscription.isConfirmed()) {
+			return;
+		}
+		current.connect();
+		try {
+			// Bounded by the command timeout: see ReleaseSubscriber#subscribe.
+			subscription.subscribe(current, channel).get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisCommandInterruptedException(ex);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new RedisException("Could not subscribe to " + channel, ex.getCause());
+		}
 	}
 
 	/**
@@ -174,23 +229,37 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		return (until != null) ? until - System.nanoTime() : 0;
 	}
 
-	/** Unsubscribe channels that have had no waiter for the linger time. */
+	/**
+	 * Unsubscribe channels that have had no waiter for the linger time, and subscribe
+	 * again channels that have waiters but lost their subscription. Sends commands and
+	 * waits for none.
+	 */
 	void sweep() {
-		ReleaseSubscriber current = this.subscriber;
-		if (current != null) {
-			current.repair();
-		}
 		long now = System.nanoTime();
 		this.yields.values().removeIf((until) -> until - now <= 0);
+		ReleaseSubscriber current = this.subscriber;
+		if (current == null) {
+			return;
+		}
+		current.repair();
 		for (String channel : this.channels.keySet()) {
 			this.channels.computeIfPresent(channel, (name, waiters) -> {
 				if (!waiters.isIdleSince(now - this.lingerNanos)) {
 					return waiters;
 				}
-				subscriber().unsubscribe(name);
+				// In this compute, so that a later waiter's subscribe comes after it.
+				waiters.subscription.unsubscribe(current, name);
 				return null;
 			});
 		}
+		this.channels.forEach((channel, waiters) -> {
+			if (waiters.size() > 0 && waiters.subscription.isIdle()) {
+				logger.debug("Subscribing again to {}, which has waiters", channel);
+				// Its confirmation wakes the waiters: see onSubscribed. A failure leaves
+				// it to the next sweep.
+				waiters.subscription.subscribe(current, channel);
+			}
+		});
 	}
 
 	/** Number of channels subscribed for waiters, for tests and diagnostics. */
@@ -277,14 +346,33 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	@Override
 	public void onSubscribed(String channel) {
 		ChannelWaiters waiters = this.channels.get(channel);
+		if (waiters == null) {
+			// Confirmed for nobody, such as a subscribe answered after its waiter gave
+			// up: recorded as idle, so that the sweep unsubscribes it.
+			waiters = this.channels.computeIfAbsent(channel, (name) -> new ChannelWaiters());
+		}
+		waiters.subscription.confirmed();
+		waiters.signalAll();
+	}
+
+	@Override
+	public void onUnsubscribed(String channel) {
+		// A channel unsubscribed on purpose has no entry any more, or a new one whose
+		// subscribe comes after: this one was not asked for.
+		ChannelWaiters waiters = this.channels.get(channel);
 		if (waiters != null) {
-			waiters.signalAll();
+			waiters.subscription.lost();
 		}
 	}
 
 	@Override
 	public void onAllMissed() {
 		this.channels.values().forEach(ChannelWaiters::signalAll);
+	}
+
+	@Override
+	public void onAllLost() {
+		this.channels.values().forEach((waiters) -> waiters.subscription.reset());
 	}
 
 	/**
@@ -296,10 +384,21 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		return (current != null) ? current.commands() : null;
 	}
 
-	/** The state of the subscription connection now. */
+	/**
+	 * The state of the subscriptions now: disconnected while the connection is, or while
+	 * a channel with waiters is not subscribed. Walks the channels.
+	 */
 	SubscriptionStatus status() {
 		ReleaseSubscriber current = this.subscriber;
-		return (current != null) ? current.status() : SubscriptionStatus.NONE;
+		if (current == null) {
+			return SubscriptionStatus.NONE;
+		}
+		for (ChannelWaiters waiters : this.channels.values()) {
+			if (waiters.size() > 0 && !waiters.subscription.isConfirmed()) {
+				return SubscriptionStatus.DISCONNECTED;
+			}
+		}
+		return current.status();
 	}
 
 	private ReleaseSubscriber subscriber() {
@@ -427,12 +526,29 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	/** The waiters of one channel, in arrival order. */
 	private static final class ChannelWaiters {
 
+		final ChannelSubscription subscription = new ChannelSubscription();
+
 		private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+
+		/** Threads waiting for the subscription before they queue. */
+		private int joining;
 
 		private long idleSince = System.nanoTime();
 
-		synchronized void add(Waiter waiter) {
+		synchronized void startJoining() {
+			this.joining++;
+		}
+
+		synchronized void join(Waiter waiter) {
+			this.joining--;
 			this.queue.addLast(waiter);
+		}
+
+		synchronized void abandonJoining() {
+			this.joining--;
+			if (this.queue.isEmpty()) {
+				this.idleSince = System.nanoTime();
+			}
 		}
 
 		synchronized void remove(Waiter waiter) {
@@ -525,7 +641,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		}
 
 		synchronized boolean isIdleSince(long time) {
-			return this.queue.isEmpty() && this.idleSince - time <= 0;
+			return this.queue.isEmpty() && this.joining == 0 && this.idleSince - time <= 0;
 		}
 
 	}

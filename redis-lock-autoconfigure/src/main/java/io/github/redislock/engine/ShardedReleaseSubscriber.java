@@ -3,16 +3,16 @@ package io.github.redislock.engine;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,9 +27,14 @@ import org.slf4j.LoggerFactory;
  * that moved to another primary (Redis then ends the subscription with an
  * {@code SUNSUBSCRIBE} we did not ask for) and a primary replaced by its replica after a
  * failover (its connection stays down). Both leave a channel subscribed on a node that no
- * longer owns it; {@link #repair()}, run every housekeeping tick, subscribes such
- * channels again at the slot's current owner and wakes their waiters, which try at once.
- * Until then they wake when the holder's lease ends.
+ * longer owns it; the first is reported as it comes, the second by {@link #repair()},
+ * which compares the node that confirmed each subscription with the slot's owner every
+ * housekeeping tick. The engine then subscribes the channel again, at the slot's current
+ * owner, if it still has waiters.
+ *
+ * <p>
+ * The nodes are recorded from Redis' confirmations only, so a subscribe that failed
+ * leaves nothing here to repair or to unsubscribe.
  *
  * @author redis-lock
  */
@@ -43,17 +48,11 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 
 	private final Listener listener;
 
-	/** The channels subscribed on purpose, with the node that confirmed each. */
-	private final Map<String, String> channels = new ConcurrentHashMap<>();
+	/** The node that confirmed each subscription, by channel. */
+	private final Map<String, String> nodes = new ConcurrentHashMap<>();
 
-	/** Channels whose subscription Redis ended without being asked to. */
-	private final Set<String> dropped = ConcurrentHashMap.newKeySet();
-
-	private final Object monitor = new Object();
-
-	private volatile @Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
-
-	private volatile boolean closed;
+	private final SharedConnection<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection = new SharedConnection<>(
+			this::open, (opened) -> true, StatefulRedisClusterPubSubConnection::close);
 
 	ShardedReleaseSubscriber(RedisClusterClient client, Duration timeout, Listener listener) {
 		this.client = client;
@@ -62,73 +61,56 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 	}
 
 	@Override
-	public void subscribe(String channel) {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = open();
-		this.channels.put(channel, "");
-		current.sync().ssubscribe(bytes(channel));
+	public void connect() {
+		this.connection.get();
+	}
+
+	@Override
+	public CompletableFuture<Void> subscribe(String channel) {
+		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
+		if (current == null) {
+			return CompletableFuture.failedFuture(new RedisException("The subscription connection is not open"));
+		}
+		return ReleaseSubscriber.confirmation(current.async().ssubscribe(bytes(channel)), this.timeout);
 	}
 
 	@Override
 	public void unsubscribe(String channel) {
-		this.channels.remove(channel);
-		this.dropped.remove(channel);
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection;
+		this.nodes.remove(channel);
+		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
 		if (current == null) {
 			return;
 		}
-		try {
-			current.sync().sunsubscribe(bytes(channel));
-		}
-		catch (RuntimeException ex) {
-			// The node is gone or does not answer; the subscription went or goes with it.
-			logger.debug("Could not unsubscribe from {}", channel, ex);
-		}
+		ReleaseSubscriber.confirmation(current.async().sunsubscribe(bytes(channel)), this.timeout)
+			.whenComplete((ignored, ex) -> {
+				if (ex != null) {
+					// The node is gone or does not answer; the subscription went or goes
+					// with it.
+					logger.debug("Could not unsubscribe from {}", channel, ex);
+				}
+			});
 	}
 
 	@Override
 	public void repair() {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection;
+		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
 		if (current == null) {
 			return;
 		}
-		this.channels.forEach((channel, node) -> {
+		this.nodes.forEach((channel, node) -> {
 			RedisClusterNode owner = current.getPartitions().getPartitionBySlot(SlotHash.getSlot(channel));
-			if (this.dropped.contains(channel) || (owner != null && !owner.getNodeId().equals(node))) {
-				resubscribe(current, channel);
+			if (owner != null && !owner.getNodeId().equals(node) && this.nodes.remove(channel, node)) {
+				this.listener.onUnsubscribed(channel);
 			}
 		});
 	}
 
-	private void resubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> current, String channel) {
-		try {
-			current.sync().ssubscribe(bytes(channel));
-			this.dropped.remove(channel);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not subscribe again to {}; trying at the next tick", channel, ex);
-		}
-		// A release may have been published while the channel was not subscribed.
-		this.listener.onSubscribed(channel);
-	}
-
 	private StatefulRedisClusterPubSubConnection<byte[], byte[]> open() {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection;
-		if (current != null) {
-			return current;
-		}
-		synchronized (this.monitor) {
-			if (this.closed) {
-				throw new IllegalStateException("The lock engine was closed");
-			}
-			if (this.connection == null) {
-				StatefulRedisClusterPubSubConnection<byte[], byte[]> opened = this.client
-					.connectPubSub(ByteArrayCodec.INSTANCE);
-				opened.setTimeout(this.timeout);
-				opened.addListener(this);
-				this.connection = opened;
-			}
-			return this.connection;
-		}
+		StatefulRedisClusterPubSubConnection<byte[], byte[]> opened = this.client
+			.connectPubSub(ByteArrayCodec.INSTANCE);
+		opened.setTimeout(this.timeout);
+		opened.addListener(this);
+		return opened;
 	}
 
 	@Override
@@ -139,45 +121,33 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 	@Override
 	public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
 		String name = string(channel);
-		this.channels.computeIfPresent(name, (key, previous) -> node.getNodeId());
+		if (node != null) {
+			this.nodes.put(name, node.getNodeId());
+		}
 		this.listener.onSubscribed(name);
 	}
 
 	@Override
 	public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
+		// Asked for (then forgotten already), or the slot moved.
 		String name = string(channel);
-		if (this.channels.containsKey(name)) {
-			// Not asked for: the slot moved. Subscribe again at its new owner.
-			this.dropped.add(name);
-			this.listener.onSubscribed(name);
+		if (this.nodes.remove(name) != null) {
+			this.listener.onUnsubscribed(name);
 		}
 	}
 
 	@Override
 	public SubscriptionStatus status() {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection;
+		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
 		if (current == null) {
-			return SubscriptionStatus.NONE;
+			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
 		}
-		return (current.isOpen() && this.dropped.isEmpty()) ? SubscriptionStatus.CONNECTED
-				: SubscriptionStatus.DISCONNECTED;
+		return current.isOpen() ? SubscriptionStatus.CONNECTED : SubscriptionStatus.DISCONNECTED;
 	}
 
 	@Override
 	public void close() {
-		synchronized (this.monitor) {
-			this.closed = true;
-			StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection;
-			this.connection = null;
-			if (current != null) {
-				try {
-					current.close();
-				}
-				catch (RuntimeException ex) {
-					logger.debug("Could not close the subscription connection", ex);
-				}
-			}
-		}
+		this.connection.close();
 	}
 
 	private static byte[] bytes(String channel) {

@@ -15,14 +15,19 @@ public enum SubscriptionStatus {
 	 */
 	NONE,
 
-	/** The subscription connection is connected. */
+	/**
+	 * The subscription connection is connected, and every lock that threads wait for is
+	 * subscribed.
+	 */
 	CONNECTED,
 
 	/**
-	 * The subscription connection is broken, and the Redis client tries to reconnect it.
-	 * Meanwhile release messages are missed, so waiting threads wake only when the
-	 * holder's lease runs out or their wait time ends; they try again at once when it is
-	 * back.
+	 * The subscription connection is broken and being reconnected, or a lock that threads
+	 * wait for is not subscribed, such as after the engine dropped a connection whose
+	 * state it could no longer tell and before it subscribed the lock again on the next
+	 * one. Meanwhile release messages are missed, so those threads wake only when the
+	 * holder's lease runs out or their wait time ends; they try again at once when the
+	 * subscription is back.
 	 */
 	DISCONNECTED
 

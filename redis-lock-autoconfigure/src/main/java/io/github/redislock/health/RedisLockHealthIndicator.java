@@ -11,10 +11,10 @@ import io.github.redislock.engine.SubscriptionStatus;
 
 /**
  * {@link HealthIndicator} of a lock engine: {@code DOWN} while the connection that
- * receives release messages is broken, since waiting threads then wake only when the
- * holder's lease runs out, and {@code UP} otherwise, also before any thread has waited.
- * The details give the subscription status and how many locks are held and awaited; no
- * lock names.
+ * receives release messages is broken, or a lock that threads wait for is not subscribed,
+ * since those threads then wake only when the holder's lease runs out, and {@code UP}
+ * otherwise, also before any thread has waited. The details give the subscription status
+ * and how many locks are held and awaited; no lock names.
  *
  * <p>
  * It does not check Redis itself, which the {@code redis} health indicator does: it sends
@@ -40,8 +40,10 @@ public class RedisLockHealthIndicator extends AbstractHealthIndicator {
 		SubscriptionStatus status = this.engine.subscriptionStatus();
 		if (status == SubscriptionStatus.DISCONNECTED) {
 			builder.down()
-				.withDetail("reason", "The connection that receives lock release messages is broken and reconnecting; "
-						+ "until it is back, waiting threads wake only when the holder's lease runs out");
+				.withDetail("reason",
+						"The connection that receives lock release messages is broken, or a lock that threads wait "
+								+ "for is not subscribed; until it is back, those threads wake only when the holder's "
+								+ "lease runs out");
 		}
 		else {
 			builder.up();

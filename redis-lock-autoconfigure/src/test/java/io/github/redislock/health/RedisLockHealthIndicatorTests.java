@@ -1,6 +1,8 @@
 package io.github.redislock.health;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,6 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockHandle;
+import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisServer;
@@ -27,6 +30,8 @@ import static org.awaitility.Awaitility.await;
  */
 @RedisTest
 class RedisLockHealthIndicatorTests {
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
 	private FaultProxy proxy;
 
@@ -98,6 +103,42 @@ class RedisLockHealthIndicatorTests {
 		});
 	}
 
+	/**
+	 * The engine closes its subscription connection when an unsubscription goes
+	 * unanswered (here every reply takes longer than the command timeout): down while a
+	 * thread waits on a channel that is not subscribed, since only the holder's lease can
+	 * wake it then, and up once the channel is subscribed again.
+	 */
+	@Test
+	void downWhileAWaitedChannelIsNotSubscribedAfterTheEngineClosedItsConnection() {
+		LockHandle held = this.holder.lock(LockRequest.of("order:3").leaseTime(Duration.ofMinutes(1)));
+		CompletableFuture<Optional<LockHandle>> waiter = CompletableFuture
+			.supplyAsync(() -> this.template.tryLock("order:3", Duration.ofMinutes(1)));
+		try {
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.template.engine().waiterCount() == 1);
+			waitOnce();
+			assertThat(this.indicator.health(true).getStatus()).isEqualTo(Status.UP);
+			// The idle channel is unsubscribed a second later; the reply comes too late.
+			this.proxy.delay(COMMAND_TIMEOUT.plusMillis(500));
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				Health health = this.indicator.health(true);
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.getDetails()).containsEntry("subscription", "disconnected");
+			});
+			this.proxy.pass();
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				Health health = this.indicator.health(true);
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				assertThat(health.getDetails()).containsEntry("subscription", "connected")
+					.containsEntry("waitingThreads", 1);
+			});
+		}
+		finally {
+			held.close();
+		}
+		assertThat(waiter.join()).isPresent().hasValueSatisfying(LockHandle::close);
+	}
+
 	/** Wait for a lock once, which opens the subscription connection for good. */
 	private void waitOnce() {
 		try (LockHandle held = this.holder.lock("order:1")) {
@@ -107,7 +148,7 @@ class RedisLockHealthIndicatorTests {
 
 	private static LettuceConnectionFactory connectionFactory(String host, int port) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
+				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
