@@ -309,6 +309,10 @@ public final class RedisLockEngine implements AutoCloseable {
 			waiter = this.subscriptions.join(channel, exclusive && acquisition.renewed(), acquisition.reentrant(),
 					acquisition.owner(), eagerAcquisition(acquisition));
 		}
+		catch (RedisCommandInterruptedException ex) {
+			throw new LockInterruptedException(acquisition.key(),
+					new InterruptedException("Interrupted while subscribing to the lock's releases"));
+		}
 		catch (RuntimeException ex) {
 			throw new LockAccessException(acquisition.key(), "wait for", ex);
 		}
