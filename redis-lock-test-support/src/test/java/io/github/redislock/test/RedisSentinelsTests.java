@@ -18,8 +18,8 @@ import static org.awaitility.Awaitility.await;
  */
 class RedisSentinelsTests {
 
-	// Usually 3 s; an election with split votes is retried after 2 x failover-timeout
-	private static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(15);
+	// Usually 5 s; an election with split votes is retried after 2 x failover-timeout
+	private static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(25);
 
 	// Up to 20 s with Redis 6.2, more on a busy machine
 	private static final Duration REJOIN_TIMEOUT = Duration.ofSeconds(60);
