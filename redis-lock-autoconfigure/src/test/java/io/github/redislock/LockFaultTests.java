@@ -117,9 +117,9 @@ class LockFaultTests {
 
 	@Test
 	void waiterGrantedAfterWaitingLongerThanItsWatchdogLeaseHoldsTheLock() {
-		this.cli.command("SET", "redis-lock:{slow}", "crashed-owner:1", "PX", "2500");
+		this.cli.command("SET", "redis-lock:{slow}", "crashed-owner:1", "PX", "3000");
 		LockTemplate template = this.locks
-			.template(LockOptions.defaults().withWatchdog(Duration.ofMillis(2000), Duration.ofMillis(500)));
+			.template(LockOptions.defaults().withWatchdog(Duration.ofMillis(2500), Duration.ofMillis(500)));
 		try (LockHandle handle = template.lock(LockRequest.of("slow").waitTime(Duration.ofSeconds(10)))) {
 			assertThat(this.cli.pttl("redis-lock:{slow}")).isGreaterThan(1000);
 			assertThat(handle.isHeld()).isTrue();
