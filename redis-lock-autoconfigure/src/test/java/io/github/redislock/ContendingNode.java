@@ -22,7 +22,9 @@ import io.github.redislock.test.RedisCli;
  * {@link MultiJvmLockTests}. Arguments: host, port, lock name, iterations per thread,
  * threads, node name. Prints {@code READY}, waits for a start token pushed to
  * {@value #START_LIST}, runs the {@link #criticalSection critical section} under the lock
- * on every thread, prints {@code DONE <count>} and exits 0 (1 on any failure).
+ * on every thread, prints {@code DONE <count>} and exits 0 (1 on any failure). Each
+ * thread records in {@value #HOLDERS} when it first asks for the lock ({@link #asking}),
+ * so that a JVM that woke late is not taken for one that waited.
  */
 final class ContendingNode {
 
@@ -35,6 +37,17 @@ final class ContendingNode {
 	static final String COUNTER = "multi-jvm:counter";
 
 	static final String HOLDERS = "multi-jvm:holders";
+
+	/**
+	 * First word of the entry a thread adds to {@value #HOLDERS} before its first ask.
+	 */
+	static final String ASKING = "ASKING";
+
+	/**
+	 * How long a node waits for the start token: the other JVMs may take long to start on
+	 * a busy machine.
+	 */
+	static final Duration START_WAIT = Duration.ofSeconds(120);
 
 	private ContendingNode() {
 	}
@@ -69,11 +82,11 @@ final class ContendingNode {
 		try (LockTemplate template = new LockTemplate(factory,
 				LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)))) {
 			warmUp(template, key + ":warm-up:" + name);
-			try (RedisCli cli = new RedisCli(host, port, Duration.ofSeconds(30))) {
+			try (RedisCli cli = new RedisCli(host, port, START_WAIT.plusSeconds(10))) {
 				System.out.println("READY " + name);
 				System.out.flush();
-				if (cli.command("BLPOP", START_LIST, "25") == null) {
-					throw new IllegalStateException("No start token within 25 seconds");
+				if (cli.command("BLPOP", START_LIST, Long.toString(START_WAIT.toSeconds())) == null) {
+					throw new IllegalStateException("No start token within " + START_WAIT.toSeconds() + " seconds");
 				}
 			}
 			AtomicInteger acquired = new AtomicInteger();
@@ -81,6 +94,7 @@ final class ContendingNode {
 			for (int thread = 0; thread < threads; thread++) {
 				futures.add(executor.submit(() -> {
 					try (RedisCli cli = new RedisCli(host, port)) {
+						asking(cli, name);
 						for (int i = 0; i < iterations; i++) {
 							try (LockHandle handle = template.lock(key)) {
 								criticalSection(cli, name, handle.fencingToken());
@@ -118,6 +132,16 @@ final class ContendingNode {
 				throw new IllegalStateException("Lock " + key + " was granted twice");
 			}
 		}
+	}
+
+	/**
+	 * Records that a thread of the node is about to ask for the lock for the first time,
+	 * in the order of the holds.
+	 * @param cli a connection of the calling thread
+	 * @param name the node name
+	 */
+	static void asking(RedisCli cli, String name) {
+		cli.command("RPUSH", HOLDERS, ASKING + " " + name);
 	}
 
 	/**

@@ -50,8 +50,19 @@ class ReadWriteLockTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
-	/** Time allowed on top of a computed bound, for scheduling on a busy machine. */
-	private static final Duration MARGIN = Duration.ofSeconds(1);
+	/**
+	 * Time allowed on top of a computed bound, for scheduling on a busy machine; far
+	 * below the waits and leases that the bounds tell apart.
+	 */
+	private static final Duration MARGIN = Duration.ofSeconds(2);
+
+	/**
+	 * Watchdog lease of the renewal tests: a renewal may come 2 s late (as late as the
+	 * command timeout allows) before the lease runs out.
+	 */
+	private static final Duration LEASE = Duration.ofMillis(2500);
+
+	private static final Duration RENEW_INTERVAL = Duration.ofMillis(500);
 
 	private static final Pattern TOKEN = Pattern.compile("TOKEN (\\d+)");
 
@@ -179,7 +190,8 @@ class ReadWriteLockTests {
 	@Test
 	void writerIsNotStarvedBySteadyReadLoad() throws Exception {
 		Duration writerWait = Duration.ofSeconds(10);
-		Duration writerBound = Duration.ofSeconds(2);
+		// Promptly, though a starved writer would only give up after its 10 s wait.
+		Duration writerBound = Duration.ofSeconds(3);
 		AtomicBoolean churning = new AtomicBoolean(true);
 		AtomicLong reads = new AtomicLong();
 		AtomicInteger readersInside = new AtomicInteger();
@@ -204,9 +216,11 @@ class ReadWriteLockTests {
 		List<Duration> writerWaits = new ArrayList<>();
 		try {
 			for (int round = 0; round < 3; round++) {
-				// Let the readers churn for a while between writers.
+				// Let the readers churn between writers: each of the six comes back
+				// several
+				// times.
 				long readsBefore = reads.get();
-				await().atMost(TIMEOUT).pollDelay(Duration.ofSeconds(2)).until(() -> reads.get() > readsBefore + 20);
+				await().atMost(TIMEOUT).until(() -> reads.get() > readsBefore + 50);
 				LockTemplate writer = (round % 2 == 0) ? this.node : this.otherNode;
 				long asked = System.nanoTime();
 				try (LockHandle handle = writer.lock(LockRequest.write(KEY).waitTime(writerWait))) {
@@ -323,12 +337,13 @@ class ReadWriteLockTests {
 
 	@Test
 	void watchdogKeepsReadLockPastItsLease() {
-		LockTemplate renewed = this.locks
-			.template(LockOptions.defaults().withWatchdog(Duration.ofSeconds(1), Duration.ofMillis(300)));
+		LockTemplate renewed = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
 		try (LockHandle read = renewed.readLock(KEY)) {
-			// Three leases long, the read lock stays held and keeps the writer out.
-			await().during(Duration.ofSeconds(3))
-				.atMost(Duration.ofSeconds(5))
+			// Until two renewals past the first lease, the read lock stays held and keeps
+			// the writer out at every check.
+			Duration past = LEASE.plus(RENEW_INTERVAL.multipliedBy(2));
+			await().during(past)
+				.atMost(past.plus(MARGIN))
 				.until(() -> read.isHeld() && !tryAndRelease(this.otherNode, LockRequest.write(KEY)));
 		}
 		assertThat(tryAndRelease(this.otherNode, LockRequest.write(KEY))).isTrue();
@@ -336,11 +351,10 @@ class ReadWriteLockTests {
 
 	@Test
 	void readerWhoseRedisStateWasDeletedFindsTheLockLost() {
-		LockTemplate renewed = this.locks
-			.template(LockOptions.defaults().withWatchdog(Duration.ofSeconds(1), Duration.ofMillis(200)));
+		LockTemplate renewed = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
 		LockHandle read = renewed.readLock(KEY);
 		assertThat(this.cli.command("DEL", HOLDERS_KEY)).isEqualTo(1L);
-		await().atMost(Duration.ofSeconds(3)).until(() -> !read.isHeld());
+		await().atMost(LEASE.plus(MARGIN)).until(() -> !read.isHeld());
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(read::close);
 	}
 
@@ -359,7 +373,7 @@ class ReadWriteLockTests {
 			await().atMost(TIMEOUT).until(() -> this.cli.command("EXISTS", HOLDERS_KEY + ":writer").equals(1L));
 			first.close();
 			// One reader left: the writer still waits.
-			await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> !writer.isDone());
+			await().during(Duration.ofMillis(300)).atMost(MARGIN).until(() -> !writer.isDone());
 			long released = System.nanoTime();
 			second.close();
 			assertThat(Duration.ofNanos(writer.get(10, TimeUnit.SECONDS) - released)).isLessThan(MARGIN);

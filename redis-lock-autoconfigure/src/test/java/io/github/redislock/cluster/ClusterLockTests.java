@@ -26,7 +26,6 @@ import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
-import io.github.redislock.test.RedisErrorReplyException;
 import io.github.redislock.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,9 +42,24 @@ import static org.awaitility.Awaitility.await;
  */
 class ClusterLockTests {
 
-	private static final Duration LEASE = Duration.ofMillis(900);
+	/**
+	 * Watchdog lease of these tests: a renewal may come 2 s late (as late as the command
+	 * timeout allows) before the lease runs out.
+	 */
+	private static final Duration LEASE = Duration.ofMillis(2500);
 
-	private static final Duration RENEW_INTERVAL = Duration.ofMillis(300);
+	private static final Duration RENEW_INTERVAL = Duration.ofMillis(500);
+
+	/**
+	 * A lease long enough that a loss seen within a few seconds was seen by a renewal,
+	 * not by the lease running out in this JVM.
+	 */
+	private static final Duration LONG_LEASE = Duration.ofSeconds(10);
+
+	/** Time allowed on top of a computed bound, for scheduling on a busy machine. */
+	private static final Duration MARGIN = Duration.ofSeconds(1);
+
+	private static final String PREFIX = LockOptions.DEFAULT_KEY_PREFIX;
 
 	private static RedisCluster cluster;
 
@@ -90,45 +104,64 @@ class ClusterLockTests {
 		this.locks.close();
 	}
 
-	/** The names the other tests use hit all three primaries, by the server's hashing. */
-	@Test
-	void lockNamesOfTheseTestsHitEveryPrimary() {
-		Set<RedisServer> primaries = new HashSet<>();
-		for (String name : names) {
-			try (RedisCli cli = cluster.nodes().get(0).cli()) {
-				assertThat(cli.command("CLUSTER", "KEYSLOT", ClusterLocks.lockKey(name))).as(name)
-					.isEqualTo((long) ClusterLocks.slotOf(name));
-			}
-			primaries.add(this.locks.primaryOf(name));
-		}
-		assertThat(primaries).hasSize(3).containsExactlyInAnyOrderElementsOf(cluster.primaries());
-	}
-
 	/**
-	 * The keys of a lock share its hash tag, so they all live on the primary of its slot
-	 * and one script can touch them; no other primary has them.
+	 * The names the other tests use hit all three primaries: with one lock held per name,
+	 * every primary stores the lock key of one of them, as the engine named it.
 	 */
 	@Test
-	void everyKeyOfALockLivesOnThePrimaryOfItsSlot() {
-		for (String name : names) {
-			RedisServer primary = this.locks.primaryOf(name);
-			try (LockHandle handle = this.template.lock(name)) {
+	void lockNamesOfTheseTestsHitEveryPrimary() {
+		List<LockHandle> handles = names.stream().map(this.template::lock).toList();
+		try {
+			Map<RedisServer, Set<String>> tagsByPrimary = new HashMap<>();
+			for (RedisServer primary : cluster.primaries()) {
 				try (RedisCli cli = primary.cli()) {
-					assertThat(cli.get(ClusterLocks.lockKey(name))).as(name).isNotNull();
-					assertThat(cli.get(ClusterLocks.fenceKey(name))).isEqualTo(Long.toString(handle.fencingToken()));
-				}
-				for (RedisServer other : cluster.primaries()) {
-					if (!other.equals(primary)) {
-						try (RedisCli cli = other.cli()) {
-							assertThatExceptionOfType(RedisErrorReplyException.class)
-								.isThrownBy(() -> cli.get(ClusterLocks.lockKey(name)))
-								.satisfies((ex) -> assertThat(ex.getError()).startsWith("MOVED"));
-						}
+					for (String key : cli.keys(PREFIX + "*")) {
+						tagsByPrimary.computeIfAbsent(primary, (server) -> new HashSet<>()).add(hashTag(key));
 					}
 				}
 			}
-			try (RedisCli cli = primary.cli()) {
-				assertThat(cli.get(ClusterLocks.lockKey(name))).isNull();
+			assertThat(tagsByPrimary.keySet()).containsExactlyInAnyOrderElementsOf(cluster.primaries());
+			assertThat(tagsByPrimary.values()).allSatisfy((tags) -> assertThat(tags).hasSize(1));
+			assertThat(tagsByPrimary.values().stream().flatMap(Set::stream)).containsExactlyInAnyOrderElementsOf(names);
+		}
+		finally {
+			handles.forEach(LockHandle::close);
+		}
+	}
+
+	/**
+	 * Every key the engine writes for a lock, found by listing the keys of every primary
+	 * rather than named by the test, lies in the slot of the lock's name, so one script
+	 * can touch them all: a held exclusive lock with a refused contender, and a held read
+	 * lock of the same name.
+	 */
+	@Test
+	void everyKeyOfALockLivesInTheSlotOfItsName() {
+		for (String name : names) {
+			this.locks.flush();
+			int slot = ClusterLocks.slotOf(name);
+			RedisServer primary = this.locks.primaryOf(name);
+			try (LockHandle exclusive = this.template.lock(name);
+					LockHandle read = this.template.lock(LockRequest.read(name))) {
+				assertThat(this.otherNode.tryLock(name, Duration.ZERO)).as(name).isEmpty();
+				Map<String, RedisServer> keys = new HashMap<>();
+				for (RedisServer node : cluster.primaries()) {
+					try (RedisCli cli = node.cli()) {
+						cli.keys("*").forEach((key) -> keys.put(key, node));
+					}
+				}
+				assertThat(keys).as(name)
+					.containsKeys(ClusterLocks.lockKey(name), ClusterLocks.fenceKey(name))
+					.hasSizeGreaterThanOrEqualTo(4);
+				try (RedisCli cli = primary.cli()) {
+					for (Map.Entry<String, RedisServer> key : keys.entrySet()) {
+						assertThat(key.getValue()).as(key.getKey()).isEqualTo(primary);
+						assertThat(cli.command("CLUSTER", "KEYSLOT", key.getKey())).as(key.getKey())
+							.isEqualTo((long) slot);
+					}
+					assertThat(cli.get(ClusterLocks.fenceKey(name)))
+						.isEqualTo(Long.toString(Math.max(exclusive.fencingToken(), read.fencingToken())));
+				}
 			}
 		}
 	}
@@ -226,13 +259,18 @@ class ClusterLockTests {
 	/** A fixed lease runs out on every primary; the holder learns it lost the lock. */
 	@Test
 	void fixedLeaseRunsOutAndItsHolderLearnsItWasLost() {
+		Duration lease = Duration.ofMillis(400);
 		for (String name : names) {
-			LockHandle handle = this.template.lock(LockRequest.of(name).leaseTime(Duration.ofMillis(400)));
+			// The lease starts when Redis runs the acquire, after it was asked for.
+			long asked = System.nanoTime();
+			LockHandle handle = this.template.lock(LockRequest.of(name).leaseTime(lease));
 			assertThat(this.template.engine().renewedCount()).isZero();
-			long start = System.nanoTime();
-			try (LockHandle next = this.otherNode.lock(LockRequest.of(name).waitTime(Duration.ofSeconds(5)))) {
-				assertThat(Duration.ofNanos(System.nanoTime() - start)).as(name)
-					.isBetween(Duration.ofMillis(200), Duration.ofSeconds(3));
+			try (LockHandle next = this.otherNode.lock(LockRequest.of(name).waitTime(Duration.ofSeconds(10)))) {
+				// Not before the lease ran out (less a few milliseconds for Redis'
+				// clock),
+				// and not long after either: the waiter slept for the lease it was told.
+				assertThat(Duration.ofNanos(System.nanoTime() - asked)).as(name)
+					.isBetween(lease.minusMillis(10), lease.plus(Duration.ofSeconds(3)));
 				assertThat(next.fencingToken()).isGreaterThan(handle.fencingToken());
 			}
 			assertThat(handle.isHeld()).isFalse();
@@ -245,14 +283,26 @@ class ClusterLockTests {
 	void watchdogKeepsLocksOnEveryPrimaryPastTheirLease() {
 		LockTemplate renewing = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
 		List<LockHandle> handles = names.stream().map(renewing::lock).toList();
-		long start = System.nanoTime();
-		await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - start > LEASE.multipliedBy(3).toNanos());
+		List<RedisCli> clis = names.stream().map(this.locks::cliOf).toList();
+		List<String> owners = new ArrayList<>();
+		for (int i = 0; i < names.size(); i++) {
+			owners.add(clis.get(i).get(ClusterLocks.lockKey(names.get(i))));
+		}
+		// Held by their owners at every check, until two renewals past the first lease: a
+		// lock that lapsed once cannot come back with the same owner token.
+		Duration past = LEASE.plus(RENEW_INTERVAL.multipliedBy(2));
+		await().during(past).atMost(past.plus(MARGIN)).until(() -> {
+			for (int i = 0; i < names.size(); i++) {
+				if (!handles.get(i).isHeld()
+						|| !owners.get(i).equals(clis.get(i).get(ClusterLocks.lockKey(names.get(i))))) {
+					return false;
+				}
+			}
+			return true;
+		});
 		for (int i = 0; i < names.size(); i++) {
 			String name = names.get(i);
-			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
-				assertThat(cli.pttl(ClusterLocks.lockKey(name))).as(name).isBetween(1L, LEASE.toMillis());
-			}
-			assertThat(handles.get(i).isHeld()).isTrue();
+			assertThat(clis.get(i).pttl(ClusterLocks.lockKey(name))).as(name).isBetween(1L, LEASE.toMillis());
 			assertThat(this.otherNode.tryLock(name, Duration.ZERO)).isEmpty();
 		}
 		assertThat(renewing.engine().renewedCount()).isEqualTo(names.size());
@@ -267,17 +317,18 @@ class ClusterLockTests {
 
 	/**
 	 * A lock whose key is deleted behind its holder's back is found lost by the watchdog
-	 * within two renewal intervals; closing it then throws.
+	 * at its next renewal, within a renewal interval and a margin, far sooner than its 10
+	 * s lease would run out in this JVM; closing it then throws.
 	 */
 	@Test
 	void holderLearnsOfLossWhenItsKeyIsDeleted() {
-		LockTemplate renewing = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
+		LockTemplate renewing = this.locks.template(LockOptions.defaults().withWatchdog(LONG_LEASE, RENEW_INTERVAL));
 		for (String name : names) {
 			LockHandle handle = renewing.lock(name);
 			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
 				assertThat(cli.command("DEL", ClusterLocks.lockKey(name))).isEqualTo(1L);
 			}
-			await().atMost(RENEW_INTERVAL.multipliedBy(2)).until(() -> !handle.isHeld());
+			await().atMost(RENEW_INTERVAL.plus(MARGIN)).until(() -> !handle.isHeld());
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
 				.satisfies((ex) -> assertThat(ex.getFencingToken()).isEqualTo(handle.fencingToken()));
 			assertThat(renewing.engine().renewedCount()).isZero();
@@ -376,6 +427,11 @@ class ClusterLockTests {
 		assertThat(subscribed).as("nodes holding the subscription").hasSize(1);
 		assertThat(names).as("locks whose primary is not the subscribed node")
 			.anyMatch((name) -> !subscribed.contains(this.locks.primaryOf(name)));
+	}
+
+	/** The lock name inside the hash tag of one of its keys. */
+	private static String hashTag(String key) {
+		return key.substring(key.indexOf('{') + 1, key.indexOf('}'));
 	}
 
 	private static long subscribers(RedisCli cli, String subcommand, String channel) {

@@ -19,6 +19,7 @@ import io.github.redislock.LockException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
+import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.observation.LockNames;
 import io.github.redislock.test.FaultProxy;
@@ -37,8 +38,20 @@ import static org.awaitility.Awaitility.await;
 @RedisTest
 class LockMetricsTests {
 
+	/**
+	 * A renewal may come 2 s late before the lease runs out, room for the command timeout
+	 * and for a busy machine.
+	 */
 	private static final LockOptions OPTIONS = LockOptions.defaults()
-		.withWatchdog(Duration.ofMillis(900), Duration.ofMillis(300));
+		.withWatchdog(Duration.ofMillis(2500), Duration.ofMillis(500));
+
+	/**
+	 * Short, so that renewals that cannot reach Redis fail well within the lease, yet
+	 * long enough for a busy machine.
+	 */
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
@@ -57,7 +70,7 @@ class LockMetricsTests {
 		this.proxy = FaultProxy.start(server.host(), server.port());
 		this.connectionFactory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(200)).build());
+				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.template = new LockTemplate(this.connectionFactory, OPTIONS,
@@ -65,8 +78,9 @@ class LockMetricsTests {
 		new LockEngineMetrics(this.template.engine()).bindTo(this.registry);
 		this.cli = server.cli();
 		this.executor = Executors.newCachedThreadPool();
-		// A first connection may take longer than the short lease of these tests.
-		this.template.run("warm-up", () -> {
+		// Connects and loads the scripts under a lease that a slow first connection
+		// cannot outlast.
+		this.template.run(LockRequest.of("warm-up").leaseTime(Duration.ofMinutes(1)), () -> {
 		});
 	}
 
@@ -85,10 +99,10 @@ class LockMetricsTests {
 		LockHandle second = this.template.lock("order:2");
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock("order:1"),
 				this.executor);
-		await().atMost(Duration.ofSeconds(5)).until(() -> gauge("redis.lock.waiters") == 1);
+		await().atMost(TIMEOUT).until(() -> gauge("redis.lock.waiters") == 1);
 		assertThat(gauge("redis.lock.holds")).isEqualTo(2);
 		first.close();
-		waiter.get(5, TimeUnit.SECONDS).close();
+		waiter.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).close();
 		second.close();
 		assertThat(gauge("redis.lock.holds")).isZero();
 		assertThat(gauge("redis.lock.waiters")).isZero();
@@ -97,9 +111,9 @@ class LockMetricsTests {
 	@Test
 	void renewalsAndLossesAreCountedByLockName() {
 		LockHandle handle = this.template.lock("order:42");
-		await().atMost(Duration.ofSeconds(5)).until(() -> renewals("renewed") >= 1);
+		await().atMost(TIMEOUT).until(() -> renewals("renewed") >= 1);
 		this.cli.command("DEL", "redis-lock:{order:42}");
-		await().atMost(Duration.ofSeconds(5)).until(() -> losses() == 1);
+		await().atMost(TIMEOUT).until(() -> losses() == 1);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
 		assertThat(losses()).isOne();
 		assertThat(renewals("failed")).isZero();
@@ -110,7 +124,7 @@ class LockMetricsTests {
 		LockHandle handle = this.template.lock("order:42");
 		this.proxy.refuse();
 		this.proxy.closeConnections();
-		await().atMost(Duration.ofSeconds(5)).until(() -> losses() == 1);
+		await().atMost(TIMEOUT).until(() -> losses() == 1);
 		assertThat(renewals("failed")).isPositive();
 		this.proxy.pass();
 		assertThatExceptionOfType(LockException.class).isThrownBy(handle::close);

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -21,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The scheduled sales report run by two instances of the application on one Redis.
+ * The scheduled sales report run by two instances of the application on one Redis, both
+ * firing every second.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SalesReportTests {
@@ -33,7 +36,13 @@ class SalesReportTests {
 		try (RedisServer redis = RedisServer.start();
 				ConfigurableApplicationContext first = start("A", redis);
 				ConfigurableApplicationContext second = start("B", redis)) {
-			await().atMost(Duration.ofSeconds(15)).until(() -> periods(output).size() >= 4);
+			// Both instances must fire in the periods counted: with one of them silent,
+			// nothing would compete for the report and no lock would be needed.
+			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+				assertThat(periods(output)).hasSizeGreaterThanOrEqualTo(4);
+				assertThat(attempts(first)).as("attempts by instance A").isGreaterThanOrEqualTo(4);
+				assertThat(attempts(second)).as("attempts by instance B").isGreaterThanOrEqualTo(4);
+			});
 		}
 		List<String> periods = periods(output);
 		assertThat(periods).doesNotHaveDuplicates();
@@ -44,6 +53,21 @@ class SalesReportTests {
 			.run("--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
 					"--flash-sale.instance-name=" + name, "--flash-sale.report-cron=* * * * * *",
 					"--spring.main.banner-mode=off");
+	}
+
+	/**
+	 * How often the instance asked for the report's lock, whether it got it or skipped,
+	 * as its {@code redis.lock.acquire} metric counts under the name of the locked
+	 * method.
+	 */
+	private static long attempts(ConfigurableApplicationContext instance) {
+		return instance.getBean(MeterRegistry.class)
+			.find("redis.lock.acquire")
+			.tag("lock.name", "SalesReport.report")
+			.timers()
+			.stream()
+			.mapToLong(Timer::count)
+			.sum();
 	}
 
 	private static List<String> periods(CapturedOutput output) {
