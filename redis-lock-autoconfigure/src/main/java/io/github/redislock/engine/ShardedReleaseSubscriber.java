@@ -13,8 +13,10 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.event.connection.ConnectionDeactivatedEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 
 /**
  * Release channels subscribed with sharded pub/sub ({@code SSUBSCRIBE}) on a Redis 7
@@ -48,6 +50,9 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 
 	private final Listener listener;
 
+	/** Tells the listener of connections of the client that dropped. */
+	private final Disposable disconnections;
+
 	/** The node that confirmed each subscription, by channel. */
 	private final Map<String, String> nodes = new ConcurrentHashMap<>();
 
@@ -58,6 +63,18 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 		this.client = client;
 		this.timeout = timeout;
 		this.listener = listener;
+		// Lettuce subscribes a node's channels again when its connection comes back, but
+		// with one SSUBSCRIBE for all of them, which Redis refuses when they lie in
+		// several slots (CROSSSLOT), and the cluster API tells of no node connection
+		// that drops. So any connection of the client that drops counts as losing every
+		// subscription; the engine subscribes each channel with waiters again, one by
+		// one,
+		// and its confirmation wakes the waiters.
+		this.disconnections = client.getResources()
+			.eventBus()
+			.get()
+			.filter(ConnectionDeactivatedEvent.class::isInstance)
+			.subscribe((event) -> listener.onAllLost());
 	}
 
 	@Override
@@ -147,6 +164,7 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 
 	@Override
 	public void close() {
+		this.disconnections.dispose();
 		this.connection.close();
 	}
 

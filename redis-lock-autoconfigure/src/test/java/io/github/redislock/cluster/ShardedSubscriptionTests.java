@@ -1,7 +1,11 @@
 package io.github.redislock.cluster;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -25,7 +29,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Sharded subscriptions ({@code SSUBSCRIBE}) of waiters on a Redis 7 cluster: a
- * subscription that Redis refuses leaves nothing behind, in the engine or on the server.
+ * subscription that Redis refuses leaves nothing behind, in the engine or on the server,
+ * and subscriptions that a node ended are made again.
  */
 class ShardedSubscriptionTests {
 
@@ -98,6 +103,64 @@ class ShardedSubscriptionTests {
 					.as("subscribers on the primary, channels in the engine")
 					.containsExactly(0L, 0L));
 			assertThat(this.template.engine().subscriptionStatus()).isNotEqualTo(SubscriptionStatus.DISCONNECTED);
+		}
+	}
+
+	/**
+	 * The primary ends the subscription connection while waiters of two locks in
+	 * different slots of it wait. Lettuce subscribes all of that node's channels again
+	 * with one {@code SSUBSCRIBE}, which Redis refuses across slots ({@code CROSSSLOT}):
+	 * the engine must subscribe each channel again by itself, so that a release wakes its
+	 * waiter rather than the end of the holder's lease.
+	 */
+	@Test
+	void waitersAreWokenByReleasesAfterTheirPrimaryEndedTheSubscriptionConnection() throws Exception {
+		List<String> names = twoSlotsOfOnePrimary();
+		RedisServer primary = this.locks.primaryOf(names.get(0));
+		ExecutorService executor = ClusterLocks.executor("sharded-resubscribe-" + System.nanoTime() + "-");
+		List<LockHandle> held = new ArrayList<>();
+		try (RedisCli cli = primary.cli()) {
+			for (String name : names) {
+				held.add(this.otherNode.lock(LockRequest.of(name).leaseTime(Duration.ofSeconds(60))));
+			}
+			List<Future<Boolean>> waiters = new ArrayList<>();
+			for (String name : names) {
+				waiters.add(executor.submit(() -> {
+					try (LockHandle handle = this.template
+						.lock(LockRequest.of(name).waitTime(Duration.ofSeconds(30)))) {
+						return handle.isHeld();
+					}
+				}));
+			}
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> names.stream()
+					.allMatch((name) -> subscribers(cli, ClusterLocks.releaseChannel(name)) == 1));
+			cli.command("CLIENT", "KILL", "TYPE", "pubsub");
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> names.stream()
+					.allMatch((name) -> subscribers(cli, ClusterLocks.releaseChannel(name)) == 1));
+			held.forEach(LockHandle::close);
+			for (Future<Boolean> waiter : waiters) {
+				// Well before the holders' 60 s leases could have ended.
+				assertThat(waiter.get(15, TimeUnit.SECONDS)).isTrue();
+			}
+		}
+		finally {
+			held.forEach(LockHandle::close);
+			executor.shutdownNow();
+		}
+	}
+
+	/** Two lock names in different slots that one primary serves. */
+	private static List<String> twoSlotsOfOnePrimary() {
+		String first = "resubscribe-0";
+		RedisServer primary = cluster.primaryForSlot(ClusterLocks.slotOf(first));
+		for (int i = 1;; i++) {
+			String name = "resubscribe-" + i;
+			if (ClusterLocks.slotOf(name) != ClusterLocks.slotOf(first)
+					&& cluster.primaryForSlot(ClusterLocks.slotOf(name)).equals(primary)) {
+				return List.of(first, name);
+			}
 		}
 	}
 
