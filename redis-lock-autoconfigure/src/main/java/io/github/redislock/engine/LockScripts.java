@@ -3,7 +3,9 @@ package io.github.redislock.engine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -11,6 +13,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
+
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
  * Runs the lock's Lua scripts ({@code acquire.lua}, {@code release.lua},
@@ -143,14 +147,25 @@ final class LockScripts {
 	}
 
 	/**
-	 * Extend the owner's lease of a lock of any kind; false when it is no longer held.
+	 * Extend the owners' leases of locks of any kind, sent together without waiting for
+	 * the answers.
+	 * @return the answer for each lease, in order: completes with false when the lock is
+	 * no longer the owner's, and exceptionally when Redis failed
 	 */
-	boolean renew(LockKind kind, String name, String owner, long leaseMillis) {
-		if (kind.isReadWrite()) {
-			return isOne(this.redis.execute(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(name)), owner,
-					Long.toString(leaseMillis)));
+	List<CompletionStage<Boolean>> renewAllAsync(List<LockLease> leases) {
+		List<ScriptCall<Long>> calls = new ArrayList<>(leases.size());
+		for (LockLease lease : leases) {
+			String leaseMillis = Long.toString(lease.leaseMillis());
+			calls.add(lease.kind().isReadWrite()
+					? new ScriptCall<>(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(lease.key())), lease.owner(),
+							leaseMillis)
+					: new ScriptCall<>(RENEW, List.of(this.keys.lockKey(lease.key())), lease.owner(), leaseMillis));
 		}
-		return renew(name, owner, leaseMillis);
+		List<CompletionStage<Boolean>> answers = new ArrayList<>(leases.size());
+		for (CompletionStage<Long> reply : this.redis.executeAllAsync(calls)) {
+			answers.add(reply.thenApply(LockScripts::isOne));
+		}
+		return answers;
 	}
 
 	private static String side(LockKind kind) {

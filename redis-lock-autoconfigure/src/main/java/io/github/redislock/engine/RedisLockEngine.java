@@ -75,6 +75,8 @@ public final class RedisLockEngine implements AutoCloseable {
 
 	private final LockWatchdog watchdog;
 
+	private final Housekeeping housekeeping;
+
 	private final AsyncAcquirer asyncAcquirer;
 
 	/** The hold of each lock this JVM holds now, for reentrancy and diagnostics. */
@@ -116,8 +118,8 @@ public final class RedisLockEngine implements AutoCloseable {
 		String controlChannel = this.keys.controlChannel();
 		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
 				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId());
-		this.watchdog = new LockWatchdog(this.scripts, options.renewInterval().toMillis(), this.subscriptions::sweep,
-				SUBSCRIPTION_LINGER_MILLIS,
+		this.housekeeping = new Housekeeping(this.subscriptions::sweep, SUBSCRIPTION_LINGER_MILLIS);
+		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(),
 				(this.observer != null) ? new ObservedLeases(this.observer, this.holds) : null);
 	}
 
@@ -412,7 +414,7 @@ public final class RedisLockEngine implements AutoCloseable {
 			@Override
 			public void undelivered(LockHold hold) {
 				// Not on the Redis client's thread, which must stay free to answer.
-				RedisLockEngine.this.watchdog.execute(() -> releaseQuietly(hold));
+				RedisLockEngine.this.housekeeping.execute(() -> releaseQuietly(hold));
 			}
 
 		};
@@ -437,7 +439,7 @@ public final class RedisLockEngine implements AutoCloseable {
 			// Redis may have run the script before failing to answer: release what it may
 			// have granted, in the background and owner-checked, so nothing stays locked
 			// for a lease.
-			this.watchdog.execute(() -> releaseQuietly(kind, key, owner));
+			this.housekeeping.execute(() -> releaseQuietly(kind, key, owner));
 			throw new LockAccessException(key, "acquire", ex);
 		}
 		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
@@ -642,6 +644,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	@Override
 	public void close() {
 		this.watchdog.close();
+		this.housekeeping.close();
 		this.subscriptions.close();
 		this.scripts.close();
 	}
