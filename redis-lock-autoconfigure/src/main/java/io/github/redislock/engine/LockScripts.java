@@ -3,9 +3,7 @@ package io.github.redislock.engine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -14,7 +12,8 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
-import io.github.redislock.engine.ScriptCommands.ScriptCall;
+import io.github.redislock.engine.ScriptCommands.Answer;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 
 /**
  * Runs the lock's Lua scripts ({@code acquire.lua}, {@code release.lua},
@@ -147,25 +146,30 @@ final class LockScripts {
 	}
 
 	/**
-	 * Extend the owners' leases of locks of any kind, sent together without waiting for
-	 * the answers.
-	 * @return the answer for each lease, in order: completes with false when the lock is
-	 * no longer the owner's, and exceptionally when Redis failed
+	 * The renewal of a lease of any kind, encoded once for all its renewals.
 	 */
-	List<CompletionStage<Boolean>> renewAllAsync(List<LockLease> leases) {
-		List<ScriptCall<Long>> calls = new ArrayList<>(leases.size());
-		for (LockLease lease : leases) {
-			String leaseMillis = Long.toString(lease.leaseMillis());
-			calls.add(lease.kind().isReadWrite()
-					? new ScriptCall<>(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(lease.key())), lease.owner(),
-							leaseMillis)
-					: new ScriptCall<>(RENEW, List.of(this.keys.lockKey(lease.key())), lease.owner(), leaseMillis));
-		}
-		List<CompletionStage<Boolean>> answers = new ArrayList<>(leases.size());
-		for (CompletionStage<Long> reply : this.redis.executeAllAsync(calls)) {
-			answers.add(reply.thenApply(LockScripts::isOne));
-		}
-		return answers;
+	PreparedCall<Long> renewal(LockLease lease) {
+		String leaseMillis = Long.toString(lease.leaseMillis());
+		return lease.kind().isReadWrite()
+				? ScriptCommands.prepare(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(lease.key())), lease.owner(),
+						leaseMillis)
+				: ScriptCommands.prepare(RENEW, List.of(this.keys.lockKey(lease.key())), lease.owner(), leaseMillis);
+	}
+
+	/**
+	 * Extend the owners' leases, sent together without waiting for the answers.
+	 * @param renewals from {@link #renewal(LockLease)}
+	 * @param answers told the answer to the renewal at the same index, on the Redis
+	 * client's thread: {@link #isRenewed} tells whether the lease was extended, or the
+	 * lock no longer the owner's
+	 */
+	void renewAllAsync(List<PreparedCall<Long>> renewals, List<? extends Answer<Long>> answers) {
+		this.redis.executeAllAsync(renewals, answers);
+	}
+
+	/** Whether a renewal's answer says the lease was extended. */
+	static boolean isRenewed(@Nullable Long reply) {
+		return isOne(reply);
 	}
 
 	private static String side(LockKind kind) {

@@ -3,17 +3,16 @@ package io.github.redislock.engine;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -21,6 +20,9 @@ import io.lettuce.core.RedisException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.github.redislock.engine.ScriptCommands.Answer;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 
 /**
  * Renews the leases that have no fixed length, from one scheduler thread that never waits
@@ -85,7 +87,7 @@ final class LockWatchdog implements AutoCloseable {
 	 * Renewals in flight at most, not counting those that wait for a stalled server: few
 	 * enough that a lock call sent meanwhile waits little behind them.
 	 */
-	static final int WINDOW = 1000;
+	static final int WINDOW = 4000;
 
 	/** How soon the next tick comes while due renewals wait for room in the window. */
 	private static final long BACKLOG_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -108,30 +110,27 @@ final class LockWatchdog implements AutoCloseable {
 	/** How long a renewal counts against the {@link #WINDOW} at most. */
 	private final long stallNanos;
 
+	private final long tickNanos;
+
 	/** The watched leases, each with the state of its renewals. */
 	private final ConcurrentHashMap<LockLease, Renewal> watched = new ConcurrentHashMap<>();
 
 	/** Leases watched since the last tick. */
 	private final Queue<Renewal> added = new ConcurrentLinkedQueue<>();
 
-	/** What answers found since the last tick. */
-	private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
+	/** Renewals that count against the window now. */
+	private final AtomicInteger inFlight = new AtomicInteger();
 
 	/** The tick thread's own: when each lease not in flight is due. */
 	private final RenewalSchedule<Renewal> schedule;
 
-	/** The tick thread's own: renewals in flight that count against the window. */
+	/** The tick thread's own: renewals sent less than a stall ago, oldest first. */
 	private final ArrayDeque<Attempt> young = new ArrayDeque<>();
 
-	/** The tick thread's own: renewals in flight that no longer count. */
+	/** The tick thread's own: renewals unanswered for longer than a stall. */
 	private final ArrayDeque<Attempt> stalled = new ArrayDeque<>();
 
-	/** The tick thread's own: how many renewals count against the window. */
-	private int inFlight;
-
 	private final ScheduledExecutorService scheduler;
-
-	private final long tickNanos;
 
 	/** Told of renewals and losses, for the engine's observer; null when none. */
 	private final @Nullable LeaseEvents events;
@@ -150,34 +149,35 @@ final class LockWatchdog implements AutoCloseable {
 		this.renewIntervalNanos = renewInterval.toNanos();
 		this.deadlineNanos = TimeUnit.MILLISECONDS.toNanos(scripts.commands().answerTimeoutMillis());
 		this.stallNanos = Math.min(this.renewIntervalNanos / 4, TimeUnit.MILLISECONDS.toNanos(250));
-		long tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1),
+		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1),
 				Math.min(this.renewIntervalNanos / 100, TimeUnit.MILLISECONDS.toNanos(100)));
-		this.schedule = new RenewalSchedule<>(tickNanos, this.renewIntervalNanos, System.nanoTime());
+		this.schedule = new RenewalSchedule<>(this.tickNanos, this.renewIntervalNanos, System.nanoTime());
 		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redis-lock-watchdog");
 			thread.setDaemon(true);
 			return thread;
 		});
-		this.tickNanos = tickNanos;
-		this.scheduler.schedule(this::tick, tickNanos, TimeUnit.NANOSECONDS);
+		this.scheduler.schedule(this::tick, this.tickNanos, TimeUnit.NANOSECONDS);
 	}
 
 	void watch(LockLease lease) {
 		Renewal renewal = new Renewal(lease);
-		this.watched.put(lease, renewal);
+		Renewal replaced = this.watched.put(lease, renewal);
+		if (replaced != null) {
+			replaced.watched = false;
+		}
 		this.added.add(renewal);
 	}
 
 	void unwatch(LockLease lease) {
-		this.watched.remove(lease);
+		Renewal renewal = this.watched.remove(lease);
+		if (renewal != null) {
+			renewal.watched = false;
+		}
 	}
 
 	int watchedCount() {
 		return this.watched.size();
-	}
-
-	private boolean isWatched(Renewal renewal) {
-		return this.watched.get(renewal.lease) == renewal;
 	}
 
 	private void tick() {
@@ -191,11 +191,7 @@ final class LockWatchdog implements AutoCloseable {
 				// comes sooner.
 				this.schedule.add(renewal, renewal.lease.expiresAtNanos() - this.leaseNanos + this.renewIntervalNanos);
 			}
-			Answer answer;
-			while ((answer = this.answers.poll()) != null) {
-				take(answer, now);
-			}
-			age(now);
+			takeAnswers(now);
 			this.schedule.advance(now);
 			backlog = sendDue(now);
 		}
@@ -210,66 +206,35 @@ final class LockWatchdog implements AutoCloseable {
 		}
 	}
 
-	/** Report what an answer found, and schedule the lease's next renewal. */
-	private void take(Answer answer, long now) {
-		Attempt attempt = answer.attempt();
-		Renewal renewal = attempt.renewal;
-		LockLease lease = renewal.lease;
-		if (attempt.counted) {
-			attempt.counted = false;
-			this.inFlight--;
-		}
-		if (answer.failure() != null) {
-			if (answer.awaited()) {
-				failed(renewal, answer.failure(), attempt.sentAt + this.renewIntervalNanos / 10);
-			}
-		}
-		else if (answer.renewed()) {
-			if (this.events != null) {
-				this.events.renewed(lease);
-			}
-			if (answer.awaited() && isWatched(renewal)) {
-				this.schedule.add(renewal, attempt.sentAt + this.renewIntervalNanos);
-			}
-		}
-		else if (answer.lost()) {
-			reportLost(lease, "it expired or was taken over in Redis");
-		}
-	}
-
-	private void failed(Renewal renewal, Throwable failure, long retryAt) {
-		if (!isWatched(renewal)) {
-			return;
-		}
-		renewal.lastFailure = failure;
-		logger.debug("Could not renew lock '{}'; trying again", renewal.lease.key(), failure);
-		if (this.events != null) {
-			this.events.renewalFailed(renewal.lease, (failure instanceof RuntimeException runtime) ? runtime
-					: new RedisException("Could not renew lock '" + renewal.lease.key() + "'", failure));
-		}
-		this.schedule.add(renewal, retryAt);
-	}
-
 	/**
-	 * Stop counting renewals that have waited long against the window; fail those past
-	 * their deadline and lose the leases that ran out meanwhile.
+	 * Take the answers that arrived, in the order the renewals were sent; stop counting
+	 * the renewals that wait for a stalled server, fail those past their deadline, and
+	 * lose the leases that ran out meanwhile. An answer waits at most a stall behind an
+	 * earlier renewal still unanswered, which is well before its lease is due again.
 	 */
-	private void age(long now) {
+	private void takeAnswers(long now) {
 		Attempt attempt;
-		while ((attempt = this.young.peekFirst()) != null
-				&& (!attempt.isPending() || now - attempt.sentAt >= this.stallNanos)) {
-			this.young.pollFirst();
-			if (attempt.counted) {
-				attempt.counted = false;
-				this.inFlight--;
+		while ((attempt = this.young.peekFirst()) != null) {
+			if (attempt.isAnswered()) {
+				take(this.young.pollFirst(), now);
 			}
-			if (attempt.isPending()) {
-				this.stalled.addLast(attempt);
+			else if (now - attempt.sentAt >= this.stallNanos) {
+				if (attempt.stall()) {
+					this.inFlight.decrementAndGet();
+				}
+				this.stalled.addLast(this.young.pollFirst());
+			}
+			else {
+				break;
 			}
 		}
 		this.stalled.removeIf((stalled) -> {
 			Renewal renewal = stalled.renewal;
-			if (!stalled.isPending() || !isWatched(renewal)) {
+			if (stalled.isAnswered()) {
+				take(stalled, now);
+				return true;
+			}
+			if (!renewal.watched) {
 				return true;
 			}
 			if (now - stalled.sentAt >= this.deadlineNanos && renewal.settle(stalled.sentAt)) {
@@ -285,15 +250,52 @@ final class LockWatchdog implements AutoCloseable {
 		});
 	}
 
+	/** Report what an answer found, and schedule the lease's next renewal. */
+	private void take(Attempt attempt, long now) {
+		Renewal renewal = attempt.renewal;
+		LockLease lease = renewal.lease;
+		Throwable failure = attempt.failure;
+		if (failure != null) {
+			if (attempt.awaited) {
+				failed(renewal, failure, attempt.sentAt + this.renewIntervalNanos / 10);
+			}
+		}
+		else if (attempt.renewed) {
+			if (this.events != null) {
+				this.events.renewed(lease);
+			}
+			if (attempt.awaited && renewal.watched) {
+				this.schedule.add(renewal, attempt.sentAt + this.renewIntervalNanos);
+			}
+		}
+		else if (attempt.lost) {
+			reportLost(lease, "it expired or was taken over in Redis");
+		}
+	}
+
+	private void failed(Renewal renewal, Throwable failure, long retryAt) {
+		if (!renewal.watched) {
+			return;
+		}
+		renewal.lastFailure = failure;
+		logger.debug("Could not renew lock '{}'; trying again", renewal.lease.key(), failure);
+		if (this.events != null) {
+			this.events.renewalFailed(renewal.lease, (failure instanceof RuntimeException runtime) ? runtime
+					: new RedisException("Could not renew lock '" + renewal.lease.key() + "'", failure));
+		}
+		this.schedule.add(renewal, retryAt);
+	}
+
 	/**
 	 * Send the renewals that are due, as many as the window lets through.
 	 * @return whether due renewals are left for lack of room in the window
 	 */
 	private boolean sendDue(long now) {
-		List<Renewal> batch = new ArrayList<>();
+		int room = WINDOW - this.inFlight.get();
+		List<Renewal> batch = new ArrayList<>(Math.min(Math.max(room, 0), BATCH));
 		Renewal renewal;
-		while (this.inFlight + batch.size() < WINDOW && (renewal = this.schedule.pollDue()) != null) {
-			if (!isWatched(renewal)) {
+		while (room > 0 && (renewal = this.schedule.pollDue()) != null) {
+			if (!renewal.watched) {
 				continue;
 			}
 			if (now - renewal.lease.expiresAtNanos() >= 0) {
@@ -301,57 +303,38 @@ final class LockWatchdog implements AutoCloseable {
 				continue;
 			}
 			batch.add(renewal);
+			room--;
 			if (batch.size() == BATCH) {
 				send(batch, now);
-				batch = new ArrayList<>();
+				batch.clear();
 			}
 		}
 		if (!batch.isEmpty()) {
 			send(batch, now);
 		}
-		return this.inFlight >= WINDOW;
+		return room <= 0;
 	}
 
 	private void send(List<Renewal> batch, long now) {
 		long sentAt = (now != Renewal.NONE) ? now : now + 1;
-		List<LockLease> leases = new ArrayList<>(batch.size());
+		List<PreparedCall<Long>> calls = new ArrayList<>(batch.size());
 		List<Attempt> attempts = new ArrayList<>(batch.size());
 		for (Renewal renewal : batch) {
 			renewal.inFlightSince = sentAt;
 			Attempt attempt = new Attempt(renewal, sentAt);
 			attempts.add(attempt);
 			this.young.addLast(attempt);
-			leases.add(renewal.lease);
+			calls.add(renewal.call(this.scripts));
 		}
-		this.inFlight += batch.size();
-		List<CompletionStage<Boolean>> replies;
+		this.inFlight.addAndGet(batch.size());
 		try {
-			replies = this.scripts.renewAllAsync(leases);
+			this.scripts.renewAllAsync(calls, attempts);
 		}
 		catch (RuntimeException ex) {
-			replies = Collections.nCopies(batch.size(), CompletableFuture.failedFuture(ex));
-		}
-		for (int i = 0; i < attempts.size(); i++) {
-			Attempt attempt = attempts.get(i);
-			replies.get(i).whenComplete((renewed, ex) -> answered(attempt, renewed, ex));
-		}
-	}
-
-	/** Record an answer; runs on the Redis client's thread. */
-	private void answered(Attempt attempt, @Nullable Boolean renewed, @Nullable Throwable failure) {
-		Renewal renewal = attempt.renewal;
-		boolean awaited = renewal.settle(attempt.sentAt);
-		boolean lost = false;
-		if (failure == null) {
-			if (Boolean.TRUE.equals(renewed)) {
-				// Late or not, it is true: Redis renewed the lease after it was sent.
-				renewal.lease.renewed(attempt.sentAt);
-			}
-			else {
-				lost = lose(renewal);
+			for (Attempt attempt : attempts) {
+				attempt.answered(null, ex);
 			}
 		}
-		this.answers.add(new Answer(attempt, awaited, Boolean.TRUE.equals(renewed), lost, failure));
 	}
 
 	/** A lease whose last known expiry passed without a renewal. */
@@ -368,7 +351,11 @@ final class LockWatchdog implements AutoCloseable {
 	private boolean lose(Renewal renewal) {
 		// A lease released while its renewal was in flight finds its key gone: not a
 		// loss.
-		return this.watched.remove(renewal.lease, renewal) && renewal.lease.markLost();
+		if (!this.watched.remove(renewal.lease, renewal)) {
+			return false;
+		}
+		renewal.watched = false;
+		return renewal.lease.markLost();
 	}
 
 	private void reportLost(LockLease lease, String reason) {
@@ -397,18 +384,35 @@ final class LockWatchdog implements AutoCloseable {
 
 		final LockLease lease;
 
+		/**
+		 * Whether the lease is still watched; a flag, so the tick needs no map lookup.
+		 */
+		volatile boolean watched = true;
+
 		/** When the renewal in flight was sent; {@link #NONE} when none is. */
 		volatile long inFlightSince = NONE;
 
 		volatile @Nullable Throwable lastFailure;
 
+		/** The renewal script call, encoded at the first renewal; tick thread only. */
+		private @Nullable PreparedCall<Long> call;
+
 		Renewal(LockLease lease) {
 			this.lease = lease;
 		}
 
+		PreparedCall<Long> call(LockScripts scripts) {
+			PreparedCall<Long> prepared = this.call;
+			if (prepared == null) {
+				prepared = scripts.renewal(this.lease);
+				this.call = prepared;
+			}
+			return prepared;
+		}
+
 		/**
 		 * End the wait for the renewal sent at the given time; false when it had ended
-		 * already.
+		 * already, by an answer or the deadline.
 		 */
 		boolean settle(long sentAt) {
 			return IN_FLIGHT_SINCE.compareAndSet(this, sentAt, NONE);
@@ -416,37 +420,74 @@ final class LockWatchdog implements AutoCloseable {
 
 	}
 
-	/** One renewal sent. */
-	private static final class Attempt {
+	/**
+	 * One renewal sent, and what its answer found. The answer's fields are written on the
+	 * client's thread before {@link #answer()}, and read on the tick thread after
+	 * {@link #isAnswered()}.
+	 */
+	private final class Attempt implements Answer<Long> {
+
+		private static final int COUNTED = 0;
+
+		private static final int STALLED = 1;
+
+		private static final int ANSWERED = 2;
+
+		private static final AtomicIntegerFieldUpdater<Attempt> STATE = AtomicIntegerFieldUpdater
+			.newUpdater(Attempt.class, "state");
 
 		final Renewal renewal;
 
 		final long sentAt;
 
-		/** Whether it counts against the window; tick thread only. */
-		boolean counted = true;
+		private volatile int state = COUNTED;
+
+		/**
+		 * Whether the answer settled the renewal, rather than came after its deadline.
+		 */
+		boolean awaited;
+
+		boolean renewed;
+
+		/** Whether the answer found the lock gone and marked the lease lost. */
+		boolean lost;
+
+		@Nullable Throwable failure;
 
 		Attempt(Renewal renewal, long sentAt) {
 			this.renewal = renewal;
 			this.sentAt = sentAt;
 		}
 
-		boolean isPending() {
-			return this.renewal.inFlightSince == this.sentAt;
+		/** Record the answer; runs on the Redis client's thread. */
+		@Override
+		public void answered(@Nullable Long reply, @Nullable Throwable failure) {
+			this.awaited = this.renewal.settle(this.sentAt);
+			if (failure != null) {
+				this.failure = failure;
+			}
+			else if (LockScripts.isRenewed(reply)) {
+				// Late or not, it is true: Redis renewed the lease after it was sent.
+				this.renewal.lease.renewed(this.sentAt);
+				this.renewed = true;
+			}
+			else {
+				this.lost = lose(this.renewal);
+			}
+			if (STATE.getAndSet(this, ANSWERED) == COUNTED) {
+				LockWatchdog.this.inFlight.decrementAndGet();
+			}
 		}
 
-	}
+		/** Stop counting it against the window; true when it still did. */
+		boolean stall() {
+			return STATE.compareAndSet(this, COUNTED, STALLED);
+		}
 
-	/**
-	 * What the answer to a renewal found.
-	 *
-	 * @param awaited whether it settled the renewal, rather than arriving after its
-	 * deadline
-	 * @param lost whether it found the lock gone and marked the lease lost
-	 * @param failure how Redis failed, if it did
-	 */
-	private record Answer(Attempt attempt, boolean awaited, boolean renewed, boolean lost,
-			@Nullable Throwable failure) {
+		boolean isAnswered() {
+			return this.state == ANSWERED;
+		}
+
 	}
 
 	/**

@@ -107,42 +107,61 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
+	 * Encode a script call once, for a call sent again and again, such as a renewal.
+	 */
+	static <T> PreparedCall<T> prepare(RedisScript<T> script, List<String> keys, String... args) {
+		return new PreparedCall<>(script, outputType(script), bytes(script.getSha1()), bytes(keys), bytes(args));
+	}
+
+	/**
 	 * Run several scripts without waiting, written to the connection together: one system
 	 * call for all of them rather than one each, which is what lets one JVM renew a great
 	 * many leases a second. On a cluster each goes on its own to its slot's node, where
 	 * Lettuce routes it, follows redirections and never waits for a node's connection.
-	 * @return the answer of each call, in order, completed on Lettuce's thread
+	 * @param answers told the answer to the call at the same index, or how it failed, on
+	 * Lettuce's thread
 	 */
-	<T> List<CompletionStage<T>> executeAllAsync(List<ScriptCall<T>> calls) {
+	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
 		RedisClusterAsyncCommands<byte[], byte[]> async = commands();
-		List<CompletionStage<T>> answers = new ArrayList<>(calls.size());
 		if (!(async instanceof RedisAsyncCommands<byte[], byte[]> single)) {
-			for (ScriptCall<T> call : calls) {
-				answers.add(executeAsync(async, call.script(), call.keys(), call.args()));
+			for (int i = 0; i < calls.size(); i++) {
+				PreparedCall<T> call = calls.get(i);
+				answerBySource(async, call,
+						async.evalsha(call.script().getSha1(), call.type(), call.keys(), call.args()), answers.get(i));
 			}
-			return answers;
+			return;
 		}
 		List<RedisCommand<byte[], byte[], ?>> commands = new ArrayList<>(calls.size());
-		for (ScriptCall<T> call : calls) {
-			ScriptOutputType type = outputType(call.script());
-			byte[][] keyBytes = bytes(call.keys());
-			byte[][] argBytes = bytes(call.args());
-			CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(call.script().getSha1())
-				.add(keyBytes.length)
-				.addKeys(keyBytes)
-				.addValues(argBytes);
+		for (int i = 0; i < calls.size(); i++) {
+			PreparedCall<T> call = calls.get(i);
+			CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(call.sha())
+				.add(call.keys().length)
+				.addKeys(call.keys())
+				.addValues(call.args());
 			AsyncCommand<byte[], byte[], T> command = new AsyncCommand<>(
-					new Command<>(CommandType.EVALSHA, output(type), args));
+					new Command<>(CommandType.EVALSHA, output(call.type()), args));
 			commands.add(command);
-			answers.add(
-					command
-						.handle((answer, ex) -> (ex == null) ? CompletableFuture.completedFuture(answer)
-								: isNoScript(ex) ? async.<T>eval(bytes(call.script().getScriptAsString()), type,
-										keyBytes, argBytes) : CompletableFuture.<T>failedFuture(unwrap(ex)))
-						.thenCompose((answer) -> answer));
+			answerBySource(async, call, command, answers.get(i));
 		}
 		single.getStatefulConnection().dispatch(commands);
-		return answers;
+	}
+
+	/**
+	 * Pass on the answer to a call sent by digest, or the answer to the same call sent
+	 * with its source when the server did not know the digest.
+	 */
+	private static <T> void answerBySource(RedisClusterAsyncCommands<byte[], byte[]> async, PreparedCall<T> call,
+			CompletionStage<T> byDigest, Answer<T> answer) {
+		byDigest.whenComplete((reply, ex) -> {
+			if (ex != null && isNoScript(ex)) {
+				async.<T>eval(bytes(call.script().getScriptAsString()), call.type(), call.keys(), call.args())
+					.whenComplete(
+							(loaded, failure) -> answer.answered(loaded, (failure != null) ? unwrap(failure) : null));
+			}
+			else {
+				answer.answered(reply, (ex != null) ? unwrap(ex) : null);
+			}
+		});
 	}
 
 	/**
@@ -304,11 +323,27 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
-	 * One call of a script.
+	 * Told the answer to a script call.
 	 *
 	 * @param <T> the script's answer
 	 */
-	record ScriptCall<T>(RedisScript<T> script, List<String> keys, String... args) {
+	interface Answer<T> {
+
+		/**
+		 * The call was answered, or failed.
+		 * @param reply the answer, when it did not fail
+		 * @param failure how it failed, or {@code null}
+		 */
+		void answered(@Nullable T reply, @Nullable Throwable failure);
+
+	}
+
+	/**
+	 * A script call encoded for the wire.
+	 *
+	 * @param <T> the script's answer
+	 */
+	record PreparedCall<T>(RedisScript<T> script, ScriptOutputType type, byte[] sha, byte[][] keys, byte[][] args) {
 	}
 
 }
