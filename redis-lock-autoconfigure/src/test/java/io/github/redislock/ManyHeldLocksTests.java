@@ -39,7 +39,7 @@ class ManyHeldLocksTests {
 	/** Several leases, so that every lock must have been renewed more than once. */
 	private static final Duration HELD_FOR = Duration.ofSeconds(10);
 
-	private static final int ACQUIRING_THREADS = 32;
+	private static final int ACQUIRING_THREADS = 64;
 
 	private TestLocks locks;
 

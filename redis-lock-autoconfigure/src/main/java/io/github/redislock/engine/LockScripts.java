@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -23,6 +25,8 @@ import io.github.redislock.engine.ScriptCommands.PreparedCall;
  * @author redis-lock
  */
 final class LockScripts {
+
+	private static final Logger logger = LoggerFactory.getLogger(LockScripts.class);
 
 	/**
 	 * How long the last fencing token of a lock is kept after its grant: long enough to
@@ -239,6 +243,22 @@ final class LockScripts {
 
 	private static boolean isOne(@Nullable Long reply) {
 		return reply != null && reply == 1L;
+	}
+
+	/**
+	 * Open the connection the scripts run on and learn how release messages travel, so
+	 * that the first lock calls need not: a cluster client that connects for the first
+	 * time while a node stalls waits for that node, which would hold up a lock on a
+	 * healthy one. Failures are left for the lock calls to report.
+	 */
+	void prepare() {
+		try {
+			this.redis.commands();
+			this.messaging.publishCommand();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not connect to Redis ahead of the first lock call", ex);
+		}
 	}
 
 	/** The commands the scripts run on, for asynchronous acquisitions. */

@@ -143,6 +143,7 @@ final class LockWatchdog implements AutoCloseable {
 	 * @param events told of renewals and losses, or {@code null}
 	 */
 	LockWatchdog(LockScripts scripts, Duration lease, Duration renewInterval, @Nullable LeaseEvents events) {
+		warnIfTimeoutDoesNotFit(scripts.commands().commandTimeoutMillis(), lease, renewInterval);
 		this.scripts = scripts;
 		this.events = events;
 		this.leaseNanos = lease.toNanos();
@@ -158,6 +159,26 @@ final class LockWatchdog implements AutoCloseable {
 			return thread;
 		});
 		this.scheduler.schedule(this::tick, this.tickNanos, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Warn when the client's command timeout does not fit in the lease left once a
+	 * renewal is due. A renewal that gets no answer, from a primary that just failed say,
+	 * is sent again only when the client gave up on it; if that is after the lease ran
+	 * out, the lock is lost although the retry, routed to the new primary, would have
+	 * kept it. Not an error: Lettuce's default timeout of a minute does not fit in the
+	 * default lease of 30 seconds, and locks work with it as long as Redis answers.
+	 */
+	static void warnIfTimeoutDoesNotFit(long commandTimeoutMillis, Duration lease, Duration renewInterval) {
+		Duration left = lease.minus(renewInterval);
+		if (commandTimeoutMillis >= left.toMillis()) {
+			logger.warn("The Redis command timeout (spring.data.redis.timeout, {}) does not fit in what is left of a "
+					+ "lock's lease when the watchdog renews it (redis-lock.watchdog.lease {} minus "
+					+ "redis-lock.watchdog.renew-interval {} = {}): a renewal that gets no answer, from a primary that "
+					+ "just failed say, is sent again only after the lock has expired. Set spring.data.redis.timeout "
+					+ "below {}, or lengthen redis-lock.watchdog.lease.", Duration.ofMillis(commandTimeoutMillis),
+					lease, renewInterval, left, left);
+		}
 	}
 
 	void watch(LockLease lease) {

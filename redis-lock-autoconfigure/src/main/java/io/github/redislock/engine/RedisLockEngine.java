@@ -119,6 +119,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
 				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId());
 		this.housekeeping = new Housekeeping(this.subscriptions::sweep, SUBSCRIPTION_LINGER_MILLIS);
+		this.housekeeping.execute(this.scripts::prepare);
 		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(),
 				(this.observer != null) ? new ObservedLeases(this.observer, this.holds) : null);
 	}

@@ -25,6 +25,7 @@ import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -188,6 +189,11 @@ final class ScriptCommands implements AutoCloseable {
 		return (acknowledged != null) ? acknowledged : 0;
 	}
 
+	/** The client's command timeout. */
+	long commandTimeoutMillis() {
+		return this.timeoutMillis;
+	}
+
 	/**
 	 * How long a caller waits for an answer at most: the client's command timeout, after
 	 * which Lettuce fails the command, and a margin in case it does not.
@@ -214,8 +220,10 @@ final class ScriptCommands implements AutoCloseable {
 			throw asRuntime(ex.getCause());
 		}
 		catch (TimeoutException ex) {
-			forget();
-			throw new RedisCommandTimeoutException("Redis did not answer within " + this.timeoutMillis + " ms");
+			RedisCommandTimeoutException timeout = new RedisCommandTimeoutException(
+					"Redis did not answer within " + this.timeoutMillis + " ms");
+			forgetOn(timeout);
+			throw timeout;
 		}
 	}
 
@@ -245,11 +253,17 @@ final class ScriptCommands implements AutoCloseable {
 		return current;
 	}
 
-	/** Drop the connection after it failed: the factory may have replaced it. */
+	/**
+	 * Drop the connection after it failed: the factory may have replaced it. Not for a
+	 * command that timed out on a cluster, which says nothing of the connections to the
+	 * other nodes: closing a connection of its own would fail their commands too.
+	 */
 	private void forgetOn(@Nullable Throwable failure) {
-		if (!(failure instanceof RedisCommandExecutionException)) {
-			forget();
+		if (failure instanceof RedisCommandExecutionException || (failure instanceof RedisCommandTimeoutException
+				&& this.commands instanceof RedisAdvancedClusterAsyncCommands)) {
+			return;
 		}
+		forget();
 	}
 
 	private synchronized void forget() {
