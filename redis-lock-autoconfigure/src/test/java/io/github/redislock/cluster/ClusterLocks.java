@@ -53,7 +53,11 @@ final class ClusterLocks implements AutoCloseable {
 	}
 
 	LockTemplate template(LockOptions options) {
-		LockTemplate template = new LockTemplate(connectionFactory(), options);
+		return template(options, COMMAND_TIMEOUT);
+	}
+
+	LockTemplate template(LockOptions options, Duration commandTimeout) {
+		LockTemplate template = new LockTemplate(connectionFactory(commandTimeout), options);
 		this.resources.add(template);
 		return template;
 	}
@@ -67,12 +71,16 @@ final class ClusterLocks implements AutoCloseable {
 	}
 
 	LettuceConnectionFactory connectionFactory() {
+		return connectionFactory(COMMAND_TIMEOUT);
+	}
+
+	LettuceConnectionFactory connectionFactory(Duration commandTimeout) {
 		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
 			.enableAllAdaptiveRefreshTriggers()
 			.enablePeriodicRefresh(TOPOLOGY_REFRESH_PERIOD)
 			.build();
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-			.commandTimeout(COMMAND_TIMEOUT)
+			.commandTimeout(commandTimeout)
 			.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(refresh).build())
 			.build();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
