@@ -61,27 +61,6 @@ class ManyHeldLocksTests {
 		LockTemplate template = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
 		AtomicReferenceArray<LockHandle> handles = new AtomicReferenceArray<>(LOCKS);
 		long startedAt = System.nanoTime();
-		Thread diag = new Thread(() -> {
-			try (RedisCli c = this.locks.cli()) {
-				long prevEval = 0;
-				long prevCpu = processCpuNanos();
-				while (true) {
-					Thread.sleep(1000);
-					long ev = TestLocks.commandCalls(c).getOrDefault("evalsha", 0L);
-					long cpu = processCpuNanos();
-					String info = c.info("cpu");
-					System.out.printf("DIAG t=%d watched=%d evalsha/s=%d cpu=%.0f%% %s%n",
-							(System.nanoTime() - startedAt) / 1_000_000, template.engine().renewedCount(),
-							ev - prevEval, (cpu - prevCpu) / 1e7, info.replaceAll("\\s+", " "));
-					prevEval = ev;
-					prevCpu = cpu;
-				}
-			}
-			catch (Exception ex) {
-			}
-		});
-		diag.setDaemon(true);
-		diag.start();
 		acquireAll(template, handles);
 		long acquiredAt = System.nanoTime();
 		System.out.printf("%d locks granted in %d ms%n", LOCKS, TimeUnit.NANOSECONDS.toMillis(acquiredAt - startedAt));
@@ -90,7 +69,7 @@ class ManyHeldLocksTests {
 		long cpuBefore = processCpuNanos();
 		await().during(HELD_FOR)
 			.atMost(HELD_FOR.plusSeconds(5))
-			.pollInterval(Duration.ofMillis(250))
+			.pollInterval(Duration.ofSeconds(1))
 			.until(() -> notHeld(handles) == 0);
 		long heldNanos = System.nanoTime() - acquiredAt;
 		long renewals = evalCalls() - evalsBefore;
