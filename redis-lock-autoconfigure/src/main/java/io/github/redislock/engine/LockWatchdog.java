@@ -87,7 +87,7 @@ final class LockWatchdog implements AutoCloseable {
 	 * Renewals in flight at most, not counting those that wait for a stalled server: few
 	 * enough that a lock call sent meanwhile waits little behind them.
 	 */
-	static final int WINDOW = 4000;
+	static final int WINDOW = 1000;
 
 	/** How soon the next tick comes while due renewals wait for room in the window. */
 	private static final long BACKLOG_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
