@@ -32,7 +32,7 @@ import io.github.redislock.engine.ScriptCommands.PreparedCall;
  *
  * There is no timer per lock: a lease is due for renewal a renewal interval after its
  * last renewal was sent (or its grant requested), and a {@link RenewalSchedule} hands the
- * tick thread the leases that fell due since its last tick, a hundredth of the interval
+ * tick thread the leases that fell due since its last tick, a tenth of the interval
  * apart. The tick sends their renewals (the owner-checked {@code renew.lua}) together,
  * pipelined and written to the connection in batches, and goes on without waiting for the
  * answers: a slow answer, such as one from a stalled cluster shard, holds up no other
@@ -89,7 +89,10 @@ final class LockWatchdog implements AutoCloseable {
 	 */
 	static final int WINDOW = 1000;
 
-	/** How soon the next tick comes while due renewals wait for room in the window. */
+	/**
+	 * How soon the next tick comes while due renewals wait for room in the window, which
+	 * answers free as they arrive.
+	 */
 	private static final long BACKLOG_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	/**
@@ -151,7 +154,7 @@ final class LockWatchdog implements AutoCloseable {
 		this.deadlineNanos = TimeUnit.MILLISECONDS.toNanos(scripts.commands().answerTimeoutMillis());
 		this.stallNanos = Math.min(this.renewIntervalNanos / 4, TimeUnit.MILLISECONDS.toNanos(250));
 		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1),
-				Math.min(this.renewIntervalNanos / 100, TimeUnit.MILLISECONDS.toNanos(100)));
+				Math.min(this.renewIntervalNanos / 10, TimeUnit.SECONDS.toNanos(1)));
 		this.schedule = new RenewalSchedule<>(this.tickNanos, this.renewIntervalNanos, System.nanoTime());
 		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redis-lock-watchdog");
@@ -333,7 +336,7 @@ final class LockWatchdog implements AutoCloseable {
 		if (!batch.isEmpty()) {
 			send(batch, now);
 		}
-		return room <= 0;
+		return room <= 0 && this.schedule.hasDue();
 	}
 
 	private void send(List<Renewal> batch, long now) {

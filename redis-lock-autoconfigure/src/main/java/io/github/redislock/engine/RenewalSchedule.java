@@ -73,6 +73,10 @@ final class RenewalSchedule<T> {
 		this.tick = Math.max(this.tick, target);
 	}
 
+	boolean hasDue() {
+		return !this.due.isEmpty();
+	}
+
 	/** Take the item that has been due the longest; null when none is due. */
 	@Nullable T pollDue() {
 		return this.due.pollFirst();
