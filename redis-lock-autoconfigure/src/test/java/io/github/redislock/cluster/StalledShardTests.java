@@ -19,6 +19,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
@@ -58,6 +62,8 @@ class StalledShardTests {
 
 	private RedisServer stalled;
 
+	private final List<LettuceConnectionFactory> connected = new ArrayList<>();
+
 	@BeforeAll
 	static void startCluster() {
 		cluster = RedisCluster.start();
@@ -87,6 +93,7 @@ class StalledShardTests {
 			this.stalled.resume();
 		}
 		this.locks.close();
+		this.connected.forEach(LettuceConnectionFactory::destroy);
 	}
 
 	@Test
@@ -111,6 +118,7 @@ class StalledShardTests {
 		}
 		// The other application is connected and working too.
 		LockHandle working = other.lock(names.get(3 * LOCKS_PER_PRIMARY + 1));
+		LettuceConnectionFactory connectedBefore = staticViewClient();
 		this.stalled = this.locks.primaryOf(onStalled.get(0));
 		this.stalled.pause();
 		try (HealthyLocks healthy = new HealthyLocks(onHealthy, healthyHandles)) {
@@ -129,12 +137,40 @@ class StalledShardTests {
 			for (String name : onStalled) {
 				assertThat(output).contains("Lost lock '" + name + "'");
 			}
+			// A lock template that starts now, on a client connected before the stall
+			// that
+			// does not refresh its view of the cluster: it still takes the stalled
+			// primary for a healthy one, yet learns how release messages travel without
+			// waiting for its answer.
+			LockTemplate started = new LockTemplate(connectedBefore, options);
+			String late = names.get(3 * LOCKS_PER_PRIMARY + 2);
+			long startedAt = System.nanoTime();
+			started.lock(late).close();
+			assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).as("first lock and release of a new template")
+				.isLessThan(LEASE);
+			assertThat(output).contains("did not tell their version")
+				.contains(this.stalled.host() + ":" + this.stalled.port());
+			started.close();
 			await().during(LEASE.multipliedBy(2))
 				.atMost(LEASE.multipliedBy(2).plusSeconds(5))
 				.until(() -> healthy.lapses.isEmpty());
 			assertThat(healthy.lapses).isEmpty();
 			assertThat(working.isHeld()).isTrue();
 		}
+	}
+
+	/**
+	 * A cluster client with the default topology options, which do not refresh its view
+	 * of the cluster, connected now.
+	 */
+	private LettuceConnectionFactory staticViewClient() {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.seeds()),
+				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.connected.add(factory);
+		new StringRedisTemplate(factory).hasKey("connect");
+		return factory;
 	}
 
 	/**
