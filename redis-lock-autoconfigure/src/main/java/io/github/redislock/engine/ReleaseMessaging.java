@@ -1,7 +1,6 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -139,7 +138,7 @@ final class ReleaseMessaging {
 
 		private final CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
 
-		private final Map<String, Integer> answered = new ConcurrentHashMap<>();
+		private final Set<String> answered = ConcurrentHashMap.newKeySet();
 
 		private final Set<String> asked = ConcurrentHashMap.newKeySet();
 
@@ -156,7 +155,7 @@ final class ReleaseMessaging {
 			info.whenComplete((answer, ex) -> {
 				if (answer != null) {
 					int version = majorVersion(versionIn(answer));
-					this.answered.put(address, version);
+					this.answered.add(address);
 					this.firstAnswer.complete(null);
 					if (version < this.major) {
 						this.decision.complete(false);
@@ -174,7 +173,9 @@ final class ReleaseMessaging {
 					this.firstAnswer.completeExceptionally(failure);
 					this.decision.completeExceptionally(failure);
 				}
-				this.decision.complete(true);
+				else {
+					this.decision.complete(true);
+				}
 			}
 		}
 
@@ -195,11 +196,11 @@ final class ReleaseMessaging {
 							"No node of the Redis Cluster answered INFO within " + timeoutMillis + " ms");
 				}
 				Set<String> silent = new TreeSet<>(this.asked);
-				silent.removeAll(this.answered.keySet());
+				silent.removeAll(this.answered);
 				logger.warn(
 						"Redis Cluster nodes {} did not tell their version within {} ms; taking them to run "
 								+ "Redis {} or later like {} and sending lock release messages by sharded pub/sub",
-						silent, graceMillis, this.major, this.answered.keySet());
+						silent, graceMillis, this.major, new TreeSet<>(this.answered));
 				return true;
 			}
 			catch (InterruptedException ex) {

@@ -16,6 +16,8 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
@@ -25,8 +27,6 @@ import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -119,16 +119,23 @@ final class ScriptCommands implements AutoCloseable {
 	 * call for all of them rather than one each, which is what lets one JVM renew a great
 	 * many leases a second. On a cluster each goes on its own to its slot's node, where
 	 * Lettuce routes it, follows redirections and never waits for a node's connection.
-	 * @param answers told the answer to the call at the same index, or how it failed, on
-	 * Lettuce's thread
+	 * @param answers told the answer to the call at the same index, or how it failed,
+	 * once each, on Lettuce's thread
+	 * @throws RuntimeException when the connection could not be opened; then none is told
 	 */
 	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
 		RedisClusterAsyncCommands<byte[], byte[]> async = commands();
 		if (!(async instanceof RedisAsyncCommands<byte[], byte[]> single)) {
 			for (int i = 0; i < calls.size(); i++) {
 				PreparedCall<T> call = calls.get(i);
-				answerBySource(async, call,
-						async.evalsha(call.script().getSha1(), call.type(), call.keys(), call.args()), answers.get(i));
+				CompletionStage<T> byDigest;
+				try {
+					byDigest = async.evalsha(call.script().getSha1(), call.type(), call.keys(), call.args());
+				}
+				catch (RuntimeException ex) {
+					byDigest = CompletableFuture.failedFuture(ex);
+				}
+				answerBySource(async, call, byDigest, answers.get(i));
 			}
 			return;
 		}
@@ -144,7 +151,12 @@ final class ScriptCommands implements AutoCloseable {
 			commands.add(command);
 			answerBySource(async, call, command, answers.get(i));
 		}
-		single.getStatefulConnection().dispatch(commands);
+		try {
+			single.getStatefulConnection().dispatch(commands);
+		}
+		catch (RuntimeException ex) {
+			commands.forEach((command) -> command.completeExceptionally(ex));
+		}
 	}
 
 	/**
