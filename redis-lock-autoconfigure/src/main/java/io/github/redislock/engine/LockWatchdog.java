@@ -446,7 +446,7 @@ final class LockWatchdog implements AutoCloseable {
 
 	/**
 	 * One renewal sent, and what its answer found. The answer's fields are written on the
-	 * client's thread before {@link #answer()}, and read on the tick thread after
+	 * client's thread before its state is set, and read on the tick thread after
 	 * {@link #isAnswered()}.
 	 */
 	private final class Attempt implements Answer<Long> {
