@@ -39,13 +39,14 @@ import io.github.redislock.engine.ScriptCommands.PreparedCall;
  * renewal.
  *
  * <p>
- * An answer arrives on the Redis client's thread and decides the lease's fate:
+ * An answer is recorded on the Redis client's thread and taken by the next tick, in the
+ * order the renewals were sent; it decides the lease's fate:
  * <ul>
- * <li>renewed: the lease's expiry moves to the time the renewal was <em>sent</em> plus
- * the lease length, since Redis may have run it at any moment after that; the lease is
- * due again an interval after that send;</li>
- * <li>not the owner any more: the lock expired or Redis lost it. The lease is marked lost
- * at once, a warning names the key, and the holder learns it from {@code isHeld()} and at
+ * <li>renewed: the lease's expiry moves (at once, on the client's thread) to the time the
+ * renewal was <em>sent</em> plus the lease length, since Redis may have run it at any
+ * moment after that; the lease is due again an interval after that send;</li>
+ * <li>not the owner any more: the lock expired or Redis lost it. The lease is marked
+ * lost, a warning names the key, and the holder learns it from {@code isHeld()} and at
  * release;</li>
  * <li>Redis failed: the renewal is sent again a tenth of an interval later.</li>
  * </ul>
@@ -292,7 +293,8 @@ final class LockWatchdog implements AutoCloseable {
 				this.schedule.add(renewal, attempt.sentAt + this.renewIntervalNanos);
 			}
 		}
-		else if (attempt.lost) {
+		else if (lose(renewal)) {
+			// Redis said the lock is no longer the owner's.
 			reportLost(lease, "it expired or was taken over in Redis");
 		}
 	}
@@ -473,9 +475,6 @@ final class LockWatchdog implements AutoCloseable {
 
 		boolean renewed;
 
-		/** Whether the answer found the lock gone and marked the lease lost. */
-		boolean lost;
-
 		@Nullable Throwable failure;
 
 		Attempt(Renewal renewal, long sentAt) {
@@ -494,9 +493,6 @@ final class LockWatchdog implements AutoCloseable {
 				// Late or not, it is true: Redis renewed the lease after it was sent.
 				this.renewal.lease.renewed(this.sentAt);
 				this.renewed = true;
-			}
-			else {
-				this.lost = lose(this.renewal);
 			}
 			if (STATE.getAndSet(this, ANSWERED) == COUNTED) {
 				LockWatchdog.this.inFlight.decrementAndGet();

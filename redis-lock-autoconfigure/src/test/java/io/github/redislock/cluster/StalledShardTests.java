@@ -132,11 +132,12 @@ class StalledShardTests {
 				.isLessThan(LEASE);
 			assertThat(taken).as("grant of the released lock to the other node").isPresent();
 			taken.get().close();
-			await().atMost(LEASE.plusSeconds(2))
-				.untilAsserted(() -> assertThat(stalledHandles).noneMatch(LockHandle::isHeld));
-			for (String name : onStalled) {
-				assertThat(output).contains("Lost lock '" + name + "'");
-			}
+			await().atMost(LEASE.plusSeconds(2)).untilAsserted(() -> {
+				assertThat(stalledHandles).noneMatch(LockHandle::isHeld);
+				for (String name : onStalled) {
+					assertThat(output).contains("Lost lock '" + name + "'");
+				}
+			});
 			// A lock template that starts now, on a client connected before the stall
 			// that
 			// does not refresh its view of the cluster: it still takes the stalled
