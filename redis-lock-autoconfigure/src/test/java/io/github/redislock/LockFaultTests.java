@@ -284,15 +284,15 @@ class LockFaultTests {
 	 * no one awaiting their replies.
 	 */
 	private static void stallUntilTheBackgroundReleaseTimedOut() {
-		await().atMost(Duration.ofSeconds(5)).until(LockFaultTests::watchdogIsReleasing);
-		await().atMost(COMMAND_TIMEOUT.plus(MARGIN)).until(() -> !watchdogIsReleasing());
+		await().atMost(Duration.ofSeconds(5)).until(LockFaultTests::backgroundReleaseRuns);
+		await().atMost(COMMAND_TIMEOUT.plus(MARGIN)).until(() -> !backgroundReleaseRuns());
 	}
 
-	private static boolean watchdogIsReleasing() {
+	private static boolean backgroundReleaseRuns() {
 		return Thread.getAllStackTraces()
 			.entrySet()
 			.stream()
-			.filter((entry) -> entry.getKey().getName().equals("redis-lock-watchdog"))
+			.filter((entry) -> entry.getKey().getName().startsWith("redis-lock-housekeeping"))
 			.anyMatch((entry) -> Stream.of(entry.getValue())
 				.anyMatch((frame) -> frame.getClassName().endsWith(".LockScripts")
 						&& frame.getMethodName().startsWith("release")));

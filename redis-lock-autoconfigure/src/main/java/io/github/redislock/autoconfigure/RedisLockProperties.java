@@ -121,7 +121,10 @@ public class RedisLockProperties {
 
 		/**
 		 * Lease of a lock renewed by the watchdog, which is how long the locks of a
-		 * crashed holder block others at most.
+		 * crashed holder block others at most. Minus the renew interval, it should exceed
+		 * the Redis command timeout (spring.data.redis.timeout), so that a renewal left
+		 * unanswered is retried before the lock expires; a warning is logged at start-up
+		 * otherwise.
 		 */
 		private Duration lease = Duration.ofSeconds(30);
 

@@ -87,8 +87,15 @@ final class LockLease {
 		return this.expiresAtNanos;
 	}
 
-	void renewed(long requestedAtNanos) {
-		this.expiresAtNanos = requestedAtNanos + this.leaseMillis * 1_000_000;
+	/**
+	 * Move the expiry to the end of a lease renewed at the given time, unless an answer
+	 * to a later renewal moved it further already.
+	 */
+	synchronized void renewed(long requestedAtNanos) {
+		long expiresAt = requestedAtNanos + this.leaseMillis * 1_000_000;
+		if (expiresAt - this.expiresAtNanos > 0) {
+			this.expiresAtNanos = expiresAt;
+		}
 	}
 
 	boolean isLost() {

@@ -7,10 +7,15 @@ import java.util.List;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
+
+import io.github.redislock.engine.ScriptCommands.Answer;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 
 /**
  * Runs the lock's Lua scripts ({@code acquire.lua}, {@code release.lua},
@@ -20,6 +25,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * @author redis-lock
  */
 final class LockScripts {
+
+	private static final Logger logger = LoggerFactory.getLogger(LockScripts.class);
 
 	/**
 	 * How long the last fencing token of a lock is kept after its grant: long enough to
@@ -145,14 +152,30 @@ final class LockScripts {
 	}
 
 	/**
-	 * Extend the owner's lease of a lock of any kind; false when it is no longer held.
+	 * The renewal of a lease of any kind, encoded once for all its renewals.
 	 */
-	boolean renew(LockKind kind, String name, String owner, long leaseMillis) {
-		if (kind.isReadWrite()) {
-			return isOne(this.redis.execute(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(name)), owner,
-					Long.toString(leaseMillis)));
-		}
-		return renew(name, owner, leaseMillis);
+	PreparedCall<Long> renewal(LockLease lease) {
+		String leaseMillis = Long.toString(lease.leaseMillis());
+		return lease.kind().isReadWrite()
+				? ScriptCommands.prepare(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(lease.key())), lease.owner(),
+						leaseMillis)
+				: ScriptCommands.prepare(RENEW, List.of(this.keys.lockKey(lease.key())), lease.owner(), leaseMillis);
+	}
+
+	/**
+	 * Extend the owners' leases, sent together without waiting for the answers.
+	 * @param renewals from {@link #renewal(LockLease)}
+	 * @param answers told the answer to the renewal at the same index, on the Redis
+	 * client's thread: {@link #isRenewed} tells whether the lease was extended, or the
+	 * lock no longer the owner's
+	 */
+	void renewAllAsync(List<PreparedCall<Long>> renewals, List<? extends Answer<Long>> answers) {
+		this.redis.executeAllAsync(renewals, answers);
+	}
+
+	/** Whether a renewal's answer says the lease was extended. */
+	static boolean isRenewed(@Nullable Long reply) {
+		return isOne(reply);
 	}
 
 	private static String side(LockKind kind) {
@@ -233,6 +256,22 @@ final class LockScripts {
 
 	private static boolean isOne(@Nullable Long reply) {
 		return reply != null && reply == 1L;
+	}
+
+	/**
+	 * Open the connection the scripts run on and learn how release messages travel, so
+	 * that the first lock calls need not: a cluster client that connects for the first
+	 * time while a node stalls waits for that node, which would hold up a lock on a
+	 * healthy one. Failures are left for the lock calls to report.
+	 */
+	void prepare() {
+		try {
+			this.redis.commands();
+			this.messaging.publishCommand();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not connect to Redis ahead of the first lock call", ex);
+		}
 	}
 
 	/** The commands the scripts run on, for asynchronous acquisitions. */

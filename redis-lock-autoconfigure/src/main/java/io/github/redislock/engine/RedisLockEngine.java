@@ -96,6 +96,8 @@ public final class RedisLockEngine implements AutoCloseable {
 
 	private final LockWatchdog watchdog;
 
+	private final Housekeeping housekeeping;
+
 	private final AsyncAcquirer asyncAcquirer;
 
 	/** The hold of each lock this JVM holds now, for reentrancy and diagnostics. */
@@ -137,8 +139,10 @@ public final class RedisLockEngine implements AutoCloseable {
 		String controlChannel = this.keys.controlChannel();
 		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
 				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId());
-		this.watchdog = new LockWatchdog(this.scripts, options.renewInterval().toMillis(), this.subscriptions::sweep,
-				SUBSCRIPTION_LINGER_MILLIS, (this.observer != null) ? new ObservedLeases(this.observer) : null);
+		this.housekeeping = new Housekeeping(this.subscriptions::sweep, SUBSCRIPTION_LINGER_MILLIS);
+		this.housekeeping.execute(this.scripts::prepare);
+		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(),
+				(this.observer != null) ? new ObservedLeases(this.observer) : null);
 	}
 
 	/**
@@ -453,7 +457,7 @@ public final class RedisLockEngine implements AutoCloseable {
 			@Override
 			public void undelivered(LockHold hold) {
 				// Not on the Redis client's thread, which must stay free to answer.
-				RedisLockEngine.this.watchdog.execute(() -> releaseQuietly(hold));
+				RedisLockEngine.this.housekeeping.execute(() -> releaseQuietly(hold));
 			}
 
 		};
@@ -528,18 +532,22 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	private void giveBack(LockKind kind, String key, String owner, long leaseMillis) {
 		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-		this.watchdog.execute(() -> {
-			long backoffNanos = GIVE_BACK_FIRST_RETRY_NANOS;
-			while (!tryGiveBack(kind, key, owner)) {
-				if (System.nanoTime() + backoffNanos - until >= 0) {
-					logger.warn("Could not release lock '{}' after a failed acquisition; it expires with its lease",
-							key);
-					return;
-				}
-				LockSupport.parkNanos(backoffNanos);
-				backoffNanos = Math.min(backoffNanos * 2, GIVE_BACK_LAST_RETRY_NANOS);
-			}
-		});
+		this.housekeeping.execute(() -> giveBack(kind, key, owner, until, GIVE_BACK_FIRST_RETRY_NANOS));
+	}
+
+	private void giveBack(LockKind kind, String key, String owner, long untilNanos, long retryNanos) {
+		if (tryGiveBack(kind, key, owner)) {
+			return;
+		}
+		if (System.nanoTime() + retryNanos - untilNanos >= 0) {
+			logger.warn("Could not release lock '{}' after a failed acquisition or release; it expires with its lease",
+					key);
+			return;
+		}
+		// Scheduled, not slept: a housekeeping thread stays free for the sweep.
+		this.housekeeping.schedule(
+				() -> giveBack(kind, key, owner, untilNanos, Math.min(retryNanos * 2, GIVE_BACK_LAST_RETRY_NANOS)),
+				retryNanos);
 	}
 
 	private boolean tryGiveBack(LockKind kind, String key, String owner) {
@@ -733,6 +741,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	@Override
 	public void close() {
 		this.watchdog.close();
+		this.housekeeping.close();
 		this.subscriptions.close();
 		this.scripts.close();
 	}

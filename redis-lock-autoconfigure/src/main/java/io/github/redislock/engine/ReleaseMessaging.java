@@ -1,16 +1,29 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
-import java.util.Properties;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * How release messages travel: sharded pub/sub ({@code SPUBLISH} / {@code SSUBSCRIBE}) on
@@ -20,18 +33,27 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * every node).
  *
  * <p>
- * The choice needs the server version, so it is made at the first use, not when the
- * engine is created: an application may start while Redis is still unreachable. Once made
- * it holds for the engine's life, since publisher and subscribers must agree.
+ * The choice needs the server version. The engine asks for it in the background when it
+ * starts, so that no lock call waits for it later, and a lock call asks itself if the
+ * answer is not there yet: an application may start while Redis is still unreachable.
+ * Every node of a cluster is asked at once, and one that is down or stalled is not waited
+ * for longer than a second after the others answered: it holds up the first lock calls
+ * for that second at most, and fails none. Once made the choice holds for the engine's
+ * life, since publisher and subscribers must agree.
  *
  * @author redis-lock
  */
 final class ReleaseMessaging {
 
+	private static final Logger logger = LoggerFactory.getLogger(ReleaseMessaging.class);
+
 	private static final int SHARDED_PUB_SUB_VERSION = 7;
 
 	/** Lettuce's own default. */
 	private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(60);
+
+	/** How long the version check waits for the other nodes after the first answered. */
+	private static final long SILENT_NODE_GRACE_MILLIS = 1000;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -71,6 +93,11 @@ final class ReleaseMessaging {
 
 	boolean isSharded() {
 		Boolean known = this.sharded;
+		return (known != null) ? known : decide();
+	}
+
+	private synchronized boolean decide() {
+		Boolean known = this.sharded;
 		if (known == null) {
 			known = everyNodeAtLeast(SHARDED_PUB_SUB_VERSION);
 			this.sharded = known;
@@ -78,20 +105,133 @@ final class ReleaseMessaging {
 		return known;
 	}
 
+	/**
+	 * Ask every node of the cluster for its version, all at once. The answer is known as
+	 * soon as one node is older; otherwise once every node answered, or
+	 * {@value #SILENT_NODE_GRACE_MILLIS} ms after the first answer: a node that is down
+	 * or stalled must not hold up, nor fail, the locks of the others. It is taken to run
+	 * the version its peers run, and a warning names it.
+	 */
+	@SuppressWarnings("unchecked")
 	private boolean everyNodeAtLeast(int major) {
-		Properties info = new StringRedisTemplate(this.connectionFactory)
-			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("server"));
-		boolean any = false;
-		for (String name : (info != null) ? info.stringPropertyNames() : Set.<String>of()) {
-			// A cluster connection prefixes each node's properties with its address.
-			if (name.endsWith("redis_version")) {
-				any = true;
-				if (majorVersion(info.getProperty(name)) < major) {
-					return false;
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			StatefulRedisClusterConnection<byte[], byte[]> cluster = ((RedisAdvancedClusterAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection()).getStatefulConnection();
+			NodeVersions versions = new NodeVersions(major);
+			for (RedisClusterNode node : cluster.getPartitions()) {
+				if (isAddressable(node)) {
+					versions.ask(node, cluster.getConnectionAsync(node.getNodeId())
+						.thenCompose((nodeConnection) -> nodeConnection.async().info("server")));
+				}
+			}
+			return versions.decide(timeoutMillis(), SILENT_NODE_GRACE_MILLIS);
+		}
+	}
+
+	private long timeoutMillis() {
+		return (this.connectionFactory instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout() : 60_000;
+	}
+
+	private static boolean isAddressable(RedisClusterNode node) {
+		Set<NodeFlag> flags = node.getFlags();
+		return !flags.contains(NodeFlag.NOADDR) && !flags.contains(NodeFlag.HANDSHAKE)
+				&& !flags.contains(NodeFlag.FAIL);
+	}
+
+	/** The versions the nodes of a cluster report, as their answers arrive. */
+	private static final class NodeVersions {
+
+		private final int major;
+
+		private final CompletableFuture<Boolean> decision = new CompletableFuture<>();
+
+		private final CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
+
+		private final Set<String> answered = ConcurrentHashMap.newKeySet();
+
+		private final Set<String> asked = ConcurrentHashMap.newKeySet();
+
+		private final AtomicInteger pending = new AtomicInteger(1);
+
+		NodeVersions(int major) {
+			this.major = major;
+		}
+
+		void ask(RedisClusterNode node, CompletionStage<String> info) {
+			String address = node.getUri().getHost() + ":" + node.getUri().getPort();
+			this.asked.add(address);
+			this.pending.incrementAndGet();
+			info.whenComplete((answer, ex) -> {
+				if (answer != null) {
+					int version = majorVersion(versionIn(answer));
+					this.answered.add(address);
+					this.firstAnswer.complete(null);
+					if (version < this.major) {
+						this.decision.complete(false);
+					}
+				}
+				countDown();
+			});
+		}
+
+		private void countDown() {
+			if (this.pending.decrementAndGet() == 0) {
+				if (this.answered.isEmpty()) {
+					RedisConnectionFailureException failure = new RedisConnectionFailureException(
+							"No node of the Redis Cluster told its version");
+					this.firstAnswer.completeExceptionally(failure);
+					this.decision.completeExceptionally(failure);
+				}
+				else {
+					this.decision.complete(true);
 				}
 			}
 		}
-		return any;
+
+		/**
+		 * Wait for the answers.
+		 * @param timeoutMillis how long to wait for the first answer at most
+		 * @param graceMillis how long to wait for the others after the first
+		 */
+		boolean decide(long timeoutMillis, long graceMillis) {
+			countDown();
+			try {
+				this.firstAnswer.get(timeoutMillis, TimeUnit.MILLISECONDS);
+				return this.decision.get(graceMillis, TimeUnit.MILLISECONDS);
+			}
+			catch (TimeoutException ex) {
+				if (this.answered.isEmpty()) {
+					throw new RedisConnectionFailureException(
+							"No node of the Redis Cluster answered INFO within " + timeoutMillis + " ms");
+				}
+				Set<String> silent = new TreeSet<>(this.asked);
+				silent.removeAll(this.answered);
+				logger.warn(
+						"Redis Cluster nodes {} did not tell their version within {} ms; taking them to run "
+								+ "Redis {} or later like {} and sending lock release messages by sharded pub/sub",
+						silent, graceMillis, this.major, new TreeSet<>(this.answered));
+				return true;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new RedisConnectionFailureException("Interrupted while asking Redis for its version", ex);
+			}
+			catch (ExecutionException ex) {
+				throw (ex.getCause() instanceof RuntimeException failure) ? failure
+						: new RedisConnectionFailureException("Could not read the version of Redis", ex.getCause());
+			}
+		}
+
+	}
+
+	/** The {@code redis_version} field of an {@code INFO server} answer. */
+	private static String versionIn(String info) {
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("redis_version:")) {
+				return line.substring("redis_version:".length()).trim();
+			}
+		}
+		return "";
 	}
 
 	private static int majorVersion(String version) {

@@ -1,6 +1,7 @@
 package io.github.redislock.engine;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -15,7 +16,18 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.RedisCommand;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,6 +135,76 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
+	 * Encode a script call once, for a call sent again and again, such as a renewal.
+	 */
+	static <T> PreparedCall<T> prepare(RedisScript<T> script, List<String> keys, String... args) {
+		return new PreparedCall<>(script, outputType(script), bytes(script.getSha1()), bytes(keys), bytes(args));
+	}
+
+	/**
+	 * Run several scripts without waiting, written to the connection together: one system
+	 * call for all of them rather than one each, which is what lets one JVM renew a great
+	 * many leases a second. On a cluster each goes on its own to its slot's node, where
+	 * Lettuce routes it, follows redirections and never waits for a node's connection.
+	 * @param answers told the answer to the call at the same index, or how it failed,
+	 * once each, on Lettuce's thread
+	 * @throws RuntimeException when the connection could not be opened; then none is told
+	 */
+	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
+		RedisClusterAsyncCommands<byte[], byte[]> async = commands();
+		if (!(async instanceof RedisAsyncCommands<byte[], byte[]> single)) {
+			for (int i = 0; i < calls.size(); i++) {
+				PreparedCall<T> call = calls.get(i);
+				CompletionStage<T> byDigest;
+				try {
+					byDigest = async.evalsha(call.script().getSha1(), call.type(), call.keys(), call.args());
+				}
+				catch (RuntimeException ex) {
+					byDigest = CompletableFuture.failedFuture(ex);
+				}
+				answerBySource(async, call, byDigest, answers.get(i));
+			}
+			return;
+		}
+		List<RedisCommand<byte[], byte[], ?>> commands = new ArrayList<>(calls.size());
+		for (int i = 0; i < calls.size(); i++) {
+			PreparedCall<T> call = calls.get(i);
+			CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(call.sha())
+				.add(call.keys().length)
+				.addKeys(call.keys())
+				.addValues(call.args());
+			AsyncCommand<byte[], byte[], T> command = new AsyncCommand<>(
+					new Command<>(CommandType.EVALSHA, output(call.type()), args));
+			commands.add(command);
+			answerBySource(async, call, command, answers.get(i));
+		}
+		try {
+			single.getStatefulConnection().dispatch(commands);
+		}
+		catch (RuntimeException ex) {
+			commands.forEach((command) -> command.completeExceptionally(ex));
+		}
+	}
+
+	/**
+	 * Pass on the answer to a call sent by digest, or the answer to the same call sent
+	 * with its source when the server did not know the digest.
+	 */
+	private static <T> void answerBySource(RedisClusterAsyncCommands<byte[], byte[]> async, PreparedCall<T> call,
+			CompletionStage<T> byDigest, Answer<T> answer) {
+		byDigest.whenComplete((reply, ex) -> {
+			if (ex != null && isNoScript(ex)) {
+				async.<T>eval(bytes(call.script().getScriptAsString()), call.type(), call.keys(), call.args())
+					.whenComplete(
+							(loaded, failure) -> answer.answered(loaded, (failure != null) ? unwrap(failure) : null));
+			}
+			else {
+				answer.answered(reply, (ex != null) ? unwrap(ex) : null);
+			}
+		});
+	}
+
+	/**
 	 * Run a script by its source, for a call nobody waits on that may reach a server
 	 * which restarted since and no longer knows the digest.
 	 */
@@ -144,6 +226,19 @@ final class ScriptCommands implements AutoCloseable {
 		Long acknowledged = (Long) await(ReplicaAcknowledgements.waitFor(commands(), key, replicas, timeoutMillis),
 				timeoutMillis, true);
 		return (acknowledged != null) ? acknowledged : 0;
+	}
+
+	/** The client's command timeout. */
+	long commandTimeoutMillis() {
+		return this.timeoutMillis;
+	}
+
+	/**
+	 * How long a caller waits for an answer at most: the client's command timeout, after
+	 * which Lettuce fails the command, and a margin in case it does not.
+	 */
+	long answerTimeoutMillis() {
+		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
 	}
 
 	private @Nullable Object await(CompletionStage<?> answer, long extraMillis, boolean interruptible) {
@@ -170,8 +265,10 @@ final class ScriptCommands implements AutoCloseable {
 			throw asRuntime(ex.getCause());
 		}
 		catch (TimeoutException ex) {
-			forget();
-			throw new RedisCommandTimeoutException("Redis did not answer within " + this.timeoutMillis + " ms");
+			RedisCommandTimeoutException timeout = new RedisCommandTimeoutException(
+					"Redis did not answer within " + this.timeoutMillis + " ms");
+			forgetOn(timeout);
+			throw timeout;
 		}
 		finally {
 			if (interrupted) {
@@ -206,11 +303,17 @@ final class ScriptCommands implements AutoCloseable {
 		return current;
 	}
 
-	/** Drop the connection after it failed: the factory may have replaced it. */
+	/**
+	 * Drop the connection after it failed: the factory may have replaced it. Not for a
+	 * command that timed out on a cluster, which says nothing of the connections to the
+	 * other nodes: closing a connection of its own would fail their commands too.
+	 */
 	private void forgetOn(@Nullable Throwable failure) {
-		if (!(failure instanceof RedisCommandExecutionException)) {
-			forget();
+		if (failure instanceof RedisCommandExecutionException || (failure instanceof RedisCommandTimeoutException
+				&& this.commands instanceof RedisAdvancedClusterAsyncCommands)) {
+			return;
 		}
+		forget();
 	}
 
 	private synchronized void forget() {
@@ -238,6 +341,30 @@ final class ScriptCommands implements AutoCloseable {
 		closeConnection();
 	}
 
+	@SuppressWarnings("unchecked")
+	private static <T> CommandOutput<byte[], byte[], T> output(ScriptOutputType type) {
+		return (CommandOutput<byte[], byte[], T>) switch (type) {
+			case MULTI -> new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);
+			default -> new IntegerOutput<>(ByteArrayCodec.INSTANCE);
+		};
+	}
+
+	private static byte[][] bytes(List<String> values) {
+		byte[][] bytes = new byte[values.size()][];
+		for (int i = 0; i < bytes.length; i++) {
+			bytes[i] = bytes(values.get(i));
+		}
+		return bytes;
+	}
+
+	private static byte[][] bytes(String[] values) {
+		byte[][] bytes = new byte[values.length][];
+		for (int i = 0; i < bytes.length; i++) {
+			bytes[i] = bytes(values[i]);
+		}
+		return bytes;
+	}
+
 	private static ScriptOutputType outputType(RedisScript<?> script) {
 		Class<?> type = script.getResultType();
 		return (type != null && List.class.isAssignableFrom(type)) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
@@ -257,6 +384,30 @@ final class ScriptCommands implements AutoCloseable {
 
 	static byte[] bytes(String value) {
 		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Told the answer to a script call.
+	 *
+	 * @param <T> the script's answer
+	 */
+	interface Answer<T> {
+
+		/**
+		 * The call was answered, or failed.
+		 * @param reply the answer, when it did not fail
+		 * @param failure how it failed, or {@code null}
+		 */
+		void answered(@Nullable T reply, @Nullable Throwable failure);
+
+	}
+
+	/**
+	 * A script call encoded for the wire.
+	 *
+	 * @param <T> the script's answer
+	 */
+	record PreparedCall<T>(RedisScript<T> script, ScriptOutputType type, byte[] sha, byte[][] keys, byte[][] args) {
 	}
 
 }

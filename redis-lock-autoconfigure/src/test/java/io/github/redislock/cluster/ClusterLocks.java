@@ -74,7 +74,7 @@ final class ClusterLocks implements AutoCloseable {
 		return connectionFactory(COMMAND_TIMEOUT);
 	}
 
-	private LettuceConnectionFactory connectionFactory(Duration commandTimeout) {
+	LettuceConnectionFactory connectionFactory(Duration commandTimeout) {
 		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
 			.enableAllAdaptiveRefreshTriggers()
 			.enablePeriodicRefresh(TOPOLOGY_REFRESH_PERIOD)

@@ -1,0 +1,146 @@
+package io.github.redislock;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+import com.sun.management.OperatingSystemMXBean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One JVM keeps a great many locks held with a short watchdog lease: the watchdog must
+ * renew them all within every lease, which one round trip after another cannot do. Prints
+ * the time the grants took, the renewals Redis ran per second and the CPU this JVM used
+ * meanwhile.
+ */
+@RedisTest
+class ManyHeldLocksTests {
+
+	private static final int LOCKS = 200_000;
+
+	private static final Duration LEASE = Duration.ofSeconds(3);
+
+	private static final Duration RENEW_INTERVAL = Duration.ofSeconds(1);
+
+	/** Several leases, so that every lock must have been renewed more than once. */
+	private static final Duration HELD_FOR = Duration.ofSeconds(10);
+
+	private static final int ACQUIRING_THREADS = 64;
+
+	private TestLocks locks;
+
+	private RedisCli cli;
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.locks = new TestLocks(server);
+		this.cli = this.locks.cli();
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.locks.close();
+	}
+
+	@Test
+	void everyOneOfManyHeldLocksIsKeptThroughSeveralLeases() throws Exception {
+		LockTemplate template = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
+		AtomicReferenceArray<LockHandle> handles = new AtomicReferenceArray<>(LOCKS);
+		long startedAt = System.nanoTime();
+		acquireAll(template, handles);
+		long acquiredAt = System.nanoTime();
+		System.out.printf("%d locks granted in %d ms%n", LOCKS, TimeUnit.NANOSECONDS.toMillis(acquiredAt - startedAt));
+		assertThat(template.engine().renewedCount()).as("leases renewed").isEqualTo(LOCKS);
+		long evalsBefore = evalCalls();
+		long cpuBefore = processCpuNanos();
+		await().during(HELD_FOR)
+			.atMost(HELD_FOR.plusSeconds(5))
+			.pollInterval(Duration.ofSeconds(1))
+			.until(() -> notHeld(handles) == 0);
+		long heldNanos = System.nanoTime() - acquiredAt;
+		long renewals = evalCalls() - evalsBefore;
+		long cpu = processCpuNanos() - cpuBefore;
+		System.out.printf("%d locks held %d ms: %d renewals/s, JVM CPU %.0f%% of one core%n", LOCKS,
+				TimeUnit.NANOSECONDS.toMillis(heldNanos), renewals * 1_000_000_000L / heldNanos,
+				100.0 * cpu / heldNanos);
+		assertThat(existingLockKeys()).as("lock keys in Redis").isEqualTo(LOCKS);
+		assertThat(renewals).as("renewals").isGreaterThanOrEqualTo(2L * LOCKS);
+	}
+
+	private static void acquireAll(LockTemplate template, AtomicReferenceArray<LockHandle> handles) throws Exception {
+		ExecutorService executor = TestLocks.executor("acquiring");
+		try {
+			List<Future<?>> acquiring = new ArrayList<>();
+			for (int thread = 0; thread < ACQUIRING_THREADS; thread++) {
+				int first = thread;
+				acquiring.add(executor.submit(() -> {
+					for (int i = first; i < LOCKS; i += ACQUIRING_THREADS) {
+						handles.set(i, template.lock(lockName(i)));
+					}
+				}));
+			}
+			for (Future<?> future : acquiring) {
+				future.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private static int notHeld(AtomicReferenceArray<LockHandle> handles) {
+		int count = 0;
+		for (int i = 0; i < handles.length(); i++) {
+			if (!handles.get(i).isHeld()) {
+				count++;
+			}
+		}
+		return count;
+	}
+
+	private long existingLockKeys() {
+		long count = 0;
+		int batch = 1000;
+		for (int first = 0; first < LOCKS; first += batch) {
+			String[] command = new String[batch + 1];
+			command[0] = "EXISTS";
+			for (int i = 0; i < batch; i++) {
+				command[i + 1] = "redis-lock:{" + lockName(first + i) + "}";
+			}
+			count += (Long) this.cli.command(command);
+		}
+		return count;
+	}
+
+	private long evalCalls() {
+		return TestLocks.commandCalls(this.cli)
+			.entrySet()
+			.stream()
+			.filter((entry) -> entry.getKey().startsWith("eval"))
+			.mapToLong((entry) -> entry.getValue())
+			.sum();
+	}
+
+	private static long processCpuNanos() {
+		return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+	}
+
+	private static String lockName(int i) {
+		return "many:" + i;
+	}
+
+}
