@@ -102,6 +102,14 @@ final class LockLease {
 		return this.lost || System.nanoTime() - this.expiresAtNanos >= 0;
 	}
 
+	/**
+	 * Whether Redis said the lease is gone, or the watchdog gave up on it; unlike
+	 * {@link #isLost()}, not when only the estimate of its expiry passed.
+	 */
+	boolean isMarkedLost() {
+		return this.lost;
+	}
+
 	/** Mark the lease lost; true for the call that changed it. */
 	synchronized boolean markLost() {
 		boolean changed = !this.lost;

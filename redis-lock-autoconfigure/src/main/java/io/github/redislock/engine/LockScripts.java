@@ -254,6 +254,19 @@ final class LockScripts {
 		return isOne(this.redis.execute(RENEW, List.of(this.keys.lockKey(name)), owner, Long.toString(leaseMillis)));
 	}
 
+	/**
+	 * Extend a lease of any kind now, waiting for the answer; false when the lock is no
+	 * longer the owner's.
+	 */
+	boolean renew(LockLease lease) {
+		String leaseMillis = Long.toString(lease.leaseMillis());
+		Long reply = lease.kind().isReadWrite()
+				? this.redis.execute(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(lease.key())), lease.owner(),
+						leaseMillis)
+				: this.redis.execute(RENEW, List.of(this.keys.lockKey(lease.key())), lease.owner(), leaseMillis);
+		return isRenewed(reply);
+	}
+
 	private static boolean isOne(@Nullable Long reply) {
 		return reply != null && reply == 1L;
 	}

@@ -227,7 +227,7 @@ public final class RedisLockEngine implements AutoCloseable {
 			throw new LockInterruptedException(key, new InterruptedException("Interrupted before acquiring"));
 		}
 		LockHold current = this.holds.get(LockHold.keyOf(kind, key, Thread.currentThread()));
-		if (reentrant && isOwnedByThisThread(current) && current.tryReenter()) {
+		if (reentrant && isOwnedByThisThread(current) && reenter(current)) {
 			return new RedisLockHandle(this, current);
 		}
 		String covering = "";
@@ -251,6 +251,41 @@ public final class RedisLockEngine implements AutoCloseable {
 		LockHold hold = (observer != null) ? acquireObserved(observer, acquisition, name, current, waitTime)
 				: acquire(acquisition, current, waitTime);
 		return (hold != null) ? new RedisLockHandle(this, hold) : null;
+	}
+
+	/**
+	 * Count one more handle of the thread's hold. When the estimate of a renewed lease's
+	 * expiry passed but Redis never said it is gone (a renewal's answer is late: a slow
+	 * or paused server, a reconnect), Redis is asked once, under the hold's own owner: a
+	 * fresh owner would be refused by this very hold.
+	 */
+	private boolean reenter(LockHold hold) {
+		if (hold.tryReenter()) {
+			return true;
+		}
+		LockLease lease = hold.lease();
+		if (hold.isReleased() || lease.isMarkedLost() || !lease.isRenewed()) {
+			return false;
+		}
+		long sentAt = System.nanoTime();
+		boolean renewed;
+		try {
+			renewed = this.scripts.renew(lease);
+		}
+		catch (RedisCommandInterruptedException ex) {
+			throw new LockInterruptedException(hold.key(),
+					new InterruptedException("Interrupted while Redis was asked whether the lock is still held"));
+		}
+		catch (RuntimeException ex) {
+			throw new LockAccessException(hold.key(), "acquire", ex);
+		}
+		// A lock that is gone is reported by the watchdog, whose next renewal finds the
+		// same.
+		if (!renewed) {
+			return false;
+		}
+		lease.renewed(sentAt);
+		return hold.tryReenter();
 	}
 
 	private @Nullable LockHold acquire(Acquisition acquisition, @Nullable LockHold current, Duration waitTime) {

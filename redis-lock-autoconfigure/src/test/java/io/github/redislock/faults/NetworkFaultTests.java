@@ -2,6 +2,7 @@ package io.github.redislock.faults;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -159,6 +160,42 @@ class NetworkFaultTests {
 		assertThat(this.cli.pttl("redis-lock:{slow}")).isPositive();
 		handle.close();
 		assertThat(this.observer.losses("slow")).isZero();
+	}
+
+	/**
+	 * A holder whose renewal answers are late (Redis ran them; their replies wait) past
+	 * the end of the lease it knows of, and which re-enters its lock then: Redis is
+	 * asked, and the reentry gets the same grant, or, if the watchdog gave up on the
+	 * lease first, the holder is told of the loss. Never refused while the handle says it
+	 * holds the lock: the nested acquisition must not ask Redis as a stranger, which its
+	 * own hold would refuse.
+	 */
+	@Test
+	void reentryWhileRenewalAnswersAreLateAsksRedisUnderItsOwnGrant() {
+		Duration lease = Duration.ofSeconds(3);
+		LockTemplate holder = proxiedNode(LockOptions.defaults().withWatchdog(lease, Duration.ofSeconds(2)));
+		LockHandle handle = holder.lock("late");
+		this.proxy.holdReplies();
+		await().pollInterval(Duration.ofMillis(2)).atMost(lease.plus(MARGIN)).until(() -> !handle.isHeld());
+		this.executor.submit(() -> {
+			LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+			this.proxy.pass();
+		});
+		Optional<LockHandle> nested = holder.tryLock(LockRequest.of("late").waitTime(Duration.ZERO));
+		if (nested.isPresent()) {
+			assertThat(nested.get().fencingToken()).isEqualTo(handle.fencingToken());
+			nested.get().close();
+			assertThat(handle.isHeld()).isTrue();
+			handle.close();
+			assertThat(this.observer.losses("late")).isZero();
+		}
+		else {
+			await().atMost(COMMAND_TIMEOUT.plus(MARGIN))
+				.untilAsserted(
+						() -> assertThat(this.observer.losses("late")).as("losses reported after a refused reentry")
+							.isEqualTo(1));
+			assertThat(handle.isHeld()).isFalse();
+		}
 	}
 
 	/**
