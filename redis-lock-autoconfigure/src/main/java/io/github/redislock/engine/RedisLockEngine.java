@@ -448,11 +448,35 @@ public final class RedisLockEngine implements AutoCloseable {
 				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
 		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null, 0);
 		lease.heldBy(hold);
-		this.holds.put(hold.holdKey(), hold);
+		LockHold replaced = this.holds.put(hold.holdKey(), hold);
+		if (replaced != null && replaced.lease() != lease && !replaced.isReleased()) {
+			lostToGrant(replaced);
+		}
 		if (lease.isRenewed()) {
 			this.watchdog.watch(lease);
 		}
 		return hold;
+	}
+
+	/**
+	 * Mark lost a hold that Redis has just granted to another owner of this JVM: its
+	 * lease had ended there, because Redis lost its data or the lease ran out before this
+	 * JVM noticed. Left in place, its thread would re-enter or hand over a lock held by
+	 * another.
+	 */
+	private void lostToGrant(LockHold hold) {
+		LockLease lease = hold.lease();
+		this.watchdog.unwatch(lease);
+		if (lease.markLost()) {
+			logger.warn(
+					"Lost lock '{}' (fencing token {}) while it was held: Redis granted it to another owner, so "
+							+ "its lease had ended there; work done under it is no longer exclusive",
+					hold.key(), hold.fencingToken());
+			LockObserver observer = this.observer;
+			if (observer != null) {
+				observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
+			}
+		}
 	}
 
 	/**
@@ -636,7 +660,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		LockLease lease = hold.lease();
 		LockKind kind = lease.kind();
 		String channel = this.keys.channel(kind, hold.key());
-		if (mayHandOff(hold) && this.subscriptions.handOff(channel, hold::successor, (next) -> install(next))) {
+		if (mayHandOff(hold) && this.subscriptions.handOff(channel, hold::successor, (next) -> install(hold, next))) {
 			observeRelease(hold, ReleaseOutcome.RELEASED, null);
 			return;
 		}
@@ -697,10 +721,17 @@ public final class RedisLockEngine implements AutoCloseable {
 		}
 	}
 
-	/** Record a hold handed over from another thread of this JVM. */
-	private void install(LockHold next) {
+	/**
+	 * Record a hold handed over from another thread of this JVM, in the place of the hold
+	 * it follows; false when that place was taken meanwhile by a grant from Redis, which
+	 * means the lease being handed over had ended there.
+	 */
+	private boolean install(LockHold previous, LockHold next) {
+		if (!this.holds.replace(next.holdKey(), previous, next)) {
+			return false;
+		}
 		next.lease().heldBy(next);
-		this.holds.put(next.holdKey(), next);
+		return true;
 	}
 
 	/**

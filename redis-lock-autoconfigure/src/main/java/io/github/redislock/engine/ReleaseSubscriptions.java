@@ -9,8 +9,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.ObjIntConsumer;
 
 import io.lettuce.core.RedisCommandInterruptedException;
@@ -213,10 +213,12 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * Hand a lock straight to the first local waiter of the channel that accepts it,
 	 * without a round trip to Redis.
 	 * @param successor makes the hold of the chosen waiter's thread
-	 * @param install records the new hold before its thread is woken
+	 * @param install records the new hold before its thread is woken; false when it could
+	 * not, as when Redis granted the lock to another thread of this JVM meanwhile, and
+	 * then nobody is woken
 	 * @return whether a waiter took the lock
 	 */
-	boolean handOff(String channel, Function<@Nullable Thread, LockHold> successor, Consumer<LockHold> install) {
+	boolean handOff(String channel, Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
 		ChannelWaiters waiters = this.channels.get(channel);
 		return waiters != null && waiters.handOff(successor, install);
 	}
@@ -623,11 +625,13 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 			this.queue.forEach(Waiter::signal);
 		}
 
-		synchronized boolean handOff(Function<@Nullable Thread, LockHold> successor, Consumer<LockHold> install) {
+		synchronized boolean handOff(Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
 			for (Waiter waiter : this.queue) {
 				if (waiter.acceptsHandoff && waiter.handoff.get() == null) {
 					LockHold next = successor.apply(waiter.reentrant ? waiter.thread : null);
-					install.accept(next);
+					if (!install.test(next)) {
+						return false;
+					}
 					waiter.handoff.set(next);
 					waiter.signal();
 					return true;
