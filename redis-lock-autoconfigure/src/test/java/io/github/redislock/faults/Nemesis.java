@@ -35,6 +35,7 @@ final class Nemesis {
 		long deadline = System.currentTimeMillis() + duration.toMillis();
 		List<String> deck = new ArrayList<>();
 		int firstRound = this.faults.round().size();
+		String current = null;
 		try {
 			// At least one whole round, so that even a short run has every kind of fault.
 			while (this.applied.size() < firstRound || System.currentTimeMillis() < deadline) {
@@ -44,13 +45,26 @@ final class Nemesis {
 				}
 				Thread.sleep(300 + this.random.nextInt(1200));
 				long start = System.currentTimeMillis();
-				Fault fault = this.faults.apply(deck.remove(0), this.random);
+				current = deck.remove(0);
+				Fault fault = this.faults.apply(current, this.random);
 				this.applied.add(fault.from(start));
+				current = null;
 			}
 		}
-		finally {
-			this.faults.heal();
+		catch (RuntimeException ex) {
+			// The fault's failure is the one to report; a heal that fails as well is
+			// added to it rather than thrown in its place.
+			IllegalStateException failure = new IllegalStateException("The nemesis failed while applying " + current
+					+ " after " + this.applied.subList(Math.max(0, this.applied.size() - 5), this.applied.size()), ex);
+			try {
+				this.faults.heal();
+			}
+			catch (RuntimeException healing) {
+				failure.addSuppressed(healing);
+			}
+			throw failure;
 		}
+		this.faults.heal();
 		return this.applied;
 	}
 

@@ -243,7 +243,40 @@ public final class RedisCluster implements AutoCloseable {
 	 * @throws IllegalStateException on timeout, saying what was still wrong
 	 */
 	public void awaitHealthy(Duration timeout) {
-		Polling.awaitNoProblem(() -> ClusterHealth.problem(live()), timeout, POLL_INTERVAL, "the cluster is healthy");
+		try {
+			Polling.awaitNoProblem(() -> ClusterHealth.problem(live()), timeout, POLL_INTERVAL,
+					"the cluster is healthy");
+		}
+		catch (IllegalStateException ex) {
+			throw new IllegalStateException(ex.getMessage() + "; the nodes as each sees them:\n" + describe(), ex);
+		}
+	}
+
+	/**
+	 * Describes every node for a failure message: whether it runs, and what it reports of
+	 * the cluster ({@code cluster_state} and {@code CLUSTER NODES}).
+	 * @return one paragraph per node
+	 */
+	public String describe() {
+		StringBuilder description = new StringBuilder();
+		for (RedisServer node : this.nodes) {
+			description.append("node ").append(node.port());
+			if (!node.isRunning() || node.isPaused()) {
+				description.append(node.isRunning() ? " paused\n" : " not running\n");
+				continue;
+			}
+			try (RedisCli cli = node.cli(QUERY_TIMEOUT)) {
+				String state = (String) cli.command("CLUSTER", "INFO");
+				description.append(": ")
+					.append(state.lines().filter((line) -> line.startsWith("cluster_state")).findFirst().orElse(""))
+					.append('\n')
+					.append(cli.command("CLUSTER", "NODES"));
+			}
+			catch (RuntimeException ex) {
+				description.append(": no answer (").append(ex.getMessage()).append(")\n");
+			}
+		}
+		return description.toString();
 	}
 
 	/**
