@@ -99,7 +99,9 @@ final class NemesisNode {
 			try {
 				int hot = Integer.parseInt(args.get("hot"));
 				for (int i = 0; i < hot; i++) {
-					RedisCli workerCli = new RedisCli(control[0], Integer.parseInt(control[1]));
+					// Longer than the nemesis pauses this JVM: a read in progress counts
+					// the pause against its timeout.
+					RedisCli workerCli = new RedisCli(control[0], Integer.parseInt(control[1]), Duration.ofSeconds(30));
 					clis.add(workerCli);
 					String worker = name + "-h" + i;
 					threads.add(new Thread(
