@@ -13,7 +13,6 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.redislock.engine.LockObserver;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 

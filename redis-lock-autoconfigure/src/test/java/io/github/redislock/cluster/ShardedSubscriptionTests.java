@@ -17,7 +17,7 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
-import io.github.redislock.engine.SubscriptionStatus;
+import io.github.redislock.SubscriptionStatus;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;

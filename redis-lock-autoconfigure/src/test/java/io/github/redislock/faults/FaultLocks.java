@@ -13,7 +13,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
-import io.github.redislock.engine.LockObserver;
+import io.github.redislock.LockObserver;
 import io.github.redislock.test.RedisSentinels;
 
 /**

@@ -15,7 +15,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
-import io.github.redislock.engine.SubscriptionStatus;
+import io.github.redislock.SubscriptionStatus;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
