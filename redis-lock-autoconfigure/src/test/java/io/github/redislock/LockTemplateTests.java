@@ -177,7 +177,7 @@ class LockTemplateTests {
 			throw failure;
 		})).isSameAs(failure);
 		assertThat(this.cli.get("redis-lock:{order:1}")).isNull();
-		assertThat(this.template.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
 	}
 
 	@Test
@@ -201,7 +201,7 @@ class LockTemplateTests {
 					assertThat(ex.getMessage()).contains("order:1").contains("200 ms");
 				});
 		}
-		assertThat(this.template.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
 	}
 
 	@Test

@@ -99,10 +99,11 @@ class ShardedSubscriptionTests {
 			await().during(SUBSCRIPTION_LINGER.multipliedBy(3))
 				.atMost(SUBSCRIPTION_LINGER.multipliedBy(6))
 				.untilAsserted(() -> assertThat(List.of(subscribers(cli, ClusterLocks.releaseChannel(name)),
-						(long) this.template.engine().subscribedChannelCount()))
+						(long) this.locks.diagnostics(this.template).subscribedChannelCount()))
 					.as("subscribers on the primary, channels in the engine")
 					.containsExactly(0L, 0L));
-			assertThat(this.template.engine().subscriptionStatus()).isNotEqualTo(SubscriptionStatus.DISCONNECTED);
+			assertThat(this.locks.diagnostics(this.template).subscriptionStatus())
+				.isNotEqualTo(SubscriptionStatus.DISCONNECTED);
 		}
 	}
 
