@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -146,5 +147,31 @@ public interface LockOperations {
 	 * @throws LockInterruptedException when the thread was interrupted while waiting
 	 */
 	LockHandle lock(LockRequest request);
+
+	/**
+	 * Acquire several locks, one after another in the order given, within one wait
+	 * budget: the first request's wait time, which each later lock shares, waiting only
+	 * for what the earlier ones left of it (their own wait times are not read). When the
+	 * first request has no wait time, each lock waits as {@link #lock(LockRequest)}
+	 * would; {@link LockTemplate} uses its default wait time as the budget instead.
+	 *
+	 * <p>
+	 * Callers that take the same locks from several threads must list them in the same
+	 * order, such as sorted by name, or two of them may each hold a lock the other waits
+	 * for until the budget runs out.
+	 * @param requests the locks, in the order to take them; at least one
+	 * @return the locks, held, to close together
+	 * @throws LockTimeoutException when a lock was not acquired within what was left of
+	 * the budget; it names that lock and the whole budget, and the locks already taken
+	 * are released
+	 * @throws LockAccessException when Redis failed; the locks already taken are released
+	 * @throws LockInterruptedException when the thread was interrupted while waiting; the
+	 * locks already taken are released
+	 * @throws IllegalArgumentException when there is no request
+	 */
+	default LockGroup lockAll(List<LockRequest> requests) {
+		OrderedAcquisition.requireNotEmpty(requests);
+		return OrderedAcquisition.lockAll(this, requests, requests.get(0).waitTime());
+	}
 
 }

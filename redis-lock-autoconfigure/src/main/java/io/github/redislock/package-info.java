@@ -1,7 +1,12 @@
 /**
- * Distributed locks on Redis: {@link io.github.redislock.LockOperations} and its
- * {@link io.github.redislock.LockTemplate}, the {@link io.github.redislock.LockHandle}
- * they return, and the exceptions they throw.
+ * The API and its seam to the engine: {@code LockOperations} and its
+ * {@code LockTemplate}, {@code LockRequest}, {@code LockOptions}, {@code LockHandle},
+ * {@code LockGroup}, {@code @DistributedLock} and the exceptions; {@code LockEngine}, all
+ * that the template needs of an engine, with its {@code LockDiagnostics}
+ * ({@code LockSnapshot}, {@code SubscriptionStatus}); and the {@code LockObserver} SPI
+ * that metrics and traces implement. It imports the JDK, JSpecify and Spring Framework's
+ * core annotations, and nothing of its sub-packages: no class here names the engine,
+ * which {@code PackageDependencyTests} checks.
  */
 @NullMarked
 package io.github.redislock;

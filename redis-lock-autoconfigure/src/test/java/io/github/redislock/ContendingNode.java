@@ -15,6 +15,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 
 /**
@@ -79,8 +80,8 @@ final class ContendingNode {
 		factory.afterPropertiesSet();
 		factory.start();
 		ExecutorService executor = Executors.newFixedThreadPool(threads);
-		try (LockTemplate template = new LockTemplate(factory,
-				LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)))) {
+		try (LockTemplate template = new LockTemplate(
+				new RedisLockEngine(factory, LockOptions.defaults().withWaitTime(Duration.ofSeconds(30))))) {
 			warmUp(template, key + ":warm-up:" + name);
 			try (RedisCli cli = new RedisCli(host, port, START_WAIT.plusSeconds(10))) {
 				System.out.println("READY " + name);

@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -63,7 +64,7 @@ class CrashedWaiterTests {
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
 		this.cutOffFactory.afterPropertiesSet();
 		this.cutOffFactory.start();
-		this.cutOffNode = new LockTemplate(this.cutOffFactory);
+		this.cutOffNode = new LockTemplate(new RedisLockEngine(this.cutOffFactory));
 		this.executor = TestLocks.executor("crashed-waiter-tests");
 	}
 

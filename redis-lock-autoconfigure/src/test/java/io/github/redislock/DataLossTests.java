@@ -64,7 +64,7 @@ class DataLossTests {
 		ExecutorService secondThread = Executors.newSingleThreadExecutor();
 		CompletableFuture<LockHandle> second = CompletableFuture
 			.supplyAsync(() -> this.node.lock(LockRequest.of(KEY).waitTime(Duration.ofSeconds(30))), secondThread);
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.node.engine().waiterCount() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.locks.diagnostics(this.node).waiterCount() == 1);
 		this.cli.flushAll();
 		// Another JVM takes the lock Redis forgot and releases it: its release message
 		// lets the waiting thread of this JVM in.
@@ -74,7 +74,7 @@ class DataLossTests {
 		assertThat(granted.isHeld()).isTrue();
 		CompletableFuture<Optional<LockHandle>> third = onThread(
 				() -> this.node.tryLock(LockRequest.of(KEY).waitTime(Duration.ofSeconds(3))));
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.node.engine().waiterCount() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.locks.diagnostics(this.node).waiterCount() == 1);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(first::close);
 		assertThat(third.get(10, TimeUnit.SECONDS)).as("handed the lost hold while another thread holds the lock")
 			.isEmpty();

@@ -7,6 +7,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 
 /**
@@ -33,7 +34,7 @@ final class FairWaitingNode {
 				LettuceClientConfiguration.builder().commandTimeout(TestLocks.COMMAND_TIMEOUT).build());
 		factory.afterPropertiesSet();
 		factory.start();
-		LockTemplate template = new LockTemplate(factory, LockOptions.defaults());
+		LockTemplate template = new LockTemplate(new RedisLockEngine(factory, LockOptions.defaults()));
 		// A first fair lock connects, loads the scripts and the classes of its path: done
 		// here, it does not eat into the wait of the first command on a busy machine.
 		template.lock(LockRequest.of(key + ":warm-up").fair(true)).close();

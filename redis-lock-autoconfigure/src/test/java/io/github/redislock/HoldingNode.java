@@ -7,6 +7,8 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.engine.RedisLockEngine;
+
 /**
  * Main class of a JVM that takes a lock and holds it, renewed by the watchdog, until it
  * is killed; run by {@link LockFaultTests} and {@link ReadWriteLockTests}. Arguments:
@@ -29,7 +31,8 @@ final class HoldingNode {
 				LettuceClientConfiguration.builder().commandTimeout(TestLocks.COMMAND_TIMEOUT).build());
 		factory.afterPropertiesSet();
 		factory.start();
-		LockTemplate template = new LockTemplate(factory, LockOptions.defaults().withWatchdog(lease, renewInterval));
+		LockTemplate template = new LockTemplate(
+				new RedisLockEngine(factory, LockOptions.defaults().withWatchdog(lease, renewInterval)));
 		LockMode mode = (args.length > 5) ? LockMode.valueOf(args[5]) : LockMode.EXCLUSIVE;
 		LockHandle handle = template.lock(LockRequest.of(key).mode(mode));
 		System.out.println("TOKEN " + handle.fencingToken());

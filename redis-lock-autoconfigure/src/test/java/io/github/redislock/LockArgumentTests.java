@@ -106,8 +106,8 @@ class LockArgumentTests {
 				.satisfies((ex) -> assertThat(ex.getCause()).isNotNull());
 			assertThat(Duration.ofNanos(System.nanoTime() - start))
 				.isLessThan(TestLocks.COMMAND_TIMEOUT.plusSeconds(2));
-			assertThat(template.engine().heldCount()).isZero();
-			assertThat(template.engine().subscribedChannelCount()).isZero();
+			assertThat(locks.diagnostics(template).heldCount()).isZero();
+			assertThat(locks.diagnostics(template).subscribedChannelCount()).isZero();
 		}
 	}
 

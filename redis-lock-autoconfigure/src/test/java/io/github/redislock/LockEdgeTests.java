@@ -14,6 +14,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -108,7 +109,7 @@ class LockEdgeTests {
 					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
 			factory.afterPropertiesSet();
 			factory.start();
-			try (LockTemplate slow = new LockTemplate(factory)) {
+			try (LockTemplate slow = new LockTemplate(new RedisLockEngine(factory))) {
 				slow.run("warm-up", () -> {
 				});
 				proxy.delay(Duration.ofMillis(500));

@@ -140,10 +140,10 @@ class LockFaultTests {
 			await().atMost(renewInterval.plus(Duration.ofSeconds(2))).until(() -> !handle.isHeld());
 			await().atMost(Duration.ofSeconds(1)).until(() -> lostWarning(output, "report") != null);
 			assertThat(lostWarning(output, "report")).contains("WARN");
-			assertThat(template.engine().renewedCount()).isZero();
+			assertThat(locks.diagnostics(template).renewedCount()).isZero();
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
 				.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("report"));
-			assertThat(template.engine().heldCount()).isZero();
+			assertThat(locks.diagnostics(template).heldCount()).isZero();
 		}
 	}
 
@@ -164,7 +164,7 @@ class LockFaultTests {
 					otherToken.set(other.fencingToken());
 				}
 				await().atMost(renewInterval.plus(Duration.ofSeconds(2)))
-					.until(() -> template.engine().renewedCount() == 0);
+					.until(() -> locks.diagnostics(template).renewedCount() == 0);
 				actionReturned.set(true);
 				return "computed without protection";
 			})).satisfies((ex) -> {
@@ -172,7 +172,7 @@ class LockFaultTests {
 				assertThat(ex.getFencingToken()).isPositive().isLessThan(otherToken.get());
 			});
 			assertThat(actionReturned).isTrue();
-			assertThat(template.engine().heldCount()).isZero();
+			assertThat(locks.diagnostics(template).heldCount()).isZero();
 		}
 	}
 
@@ -190,8 +190,8 @@ class LockFaultTests {
 				assertThat(ex.getCause()).isNotNull();
 			});
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThanOrEqualTo(COMMAND_TIMEOUT.plus(MARGIN));
-		assertThat(template.engine().heldCount()).isZero();
-		assertThat(template.engine().renewedCount()).isZero();
+		assertThat(this.locks.diagnostics(template).heldCount()).isZero();
+		assertThat(this.locks.diagnostics(template).renewedCount()).isZero();
 		stallUntilTheBackgroundReleaseTimedOut();
 		this.server.resume();
 		// Redis runs the queued acquisition when it resumes, then the queued release.
@@ -203,7 +203,7 @@ class LockFaultTests {
 		try (LockHandle handle = template.lock(LockRequest.of("paused").waitTime(Duration.ofSeconds(1)))) {
 			assertThat(handle.isHeld()).isTrue();
 		}
-		assertThat(template.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(template).heldCount()).isZero();
 	}
 
 	@Test
@@ -252,13 +252,13 @@ class LockFaultTests {
 			.isInstanceOfAny(LockAccessException.class, LockTimeoutException.class);
 		assertThat(Duration.ofNanos(System.nanoTime() - start))
 			.isLessThanOrEqualTo(waitTime.plus(COMMAND_TIMEOUT).plus(MARGIN));
-		assertThat(waiterNode.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(waiterNode).heldCount()).isZero();
 		// The linger time after the waiter left; unanswered, the unsubscription and the
 		// background release of the failed attempt, both on the engine's one thread, take
 		// a command timeout each.
 		await().atMost(SUBSCRIPTION_LINGER.plus(COMMAND_TIMEOUT.multipliedBy(2)).plus(MARGIN))
-			.until(() -> waiterNode.engine().subscribedChannelCount() == 0);
-		assertThat(waiterNode.engine().heldCount()).isZero();
+			.until(() -> this.locks.diagnostics(waiterNode).subscribedChannelCount() == 0);
+		assertThat(this.locks.diagnostics(waiterNode).heldCount()).isZero();
 		this.server.resume();
 		// Waiting works again: a new waiter is woken by the release, long before the
 		// holder's 30 second lease would run out.
@@ -274,8 +274,8 @@ class LockFaultTests {
 
 	private void awaitWaiting(LockTemplate template) {
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> template.engine().subscribedChannelCount() == 1
-					&& TestLocks.parkedWaiters(this.executor) == 1);
+			.until(() -> this.locks.diagnostics(template).subscribedChannelCount() == 1
+					&& this.locks.diagnostics(template).sleepingWaiterCount() == 1);
 	}
 
 	/**

@@ -164,8 +164,8 @@ class LockFuzzTests {
 
 	private void assertNothingHeld() {
 		for (LockTemplate node : this.nodes) {
-			assertThat(node.engine().heldCount()).isZero();
-			assertThat(node.engine().renewedCount()).isZero();
+			assertThat(this.locks.diagnostics(node).heldCount()).isZero();
+			assertThat(this.locks.diagnostics(node).renewedCount()).isZero();
 		}
 		assertThat(this.cli.keys("redis-lock:{*}")).isEmpty();
 	}

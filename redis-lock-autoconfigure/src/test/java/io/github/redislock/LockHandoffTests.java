@@ -61,7 +61,7 @@ class LockHandoffTests {
 		String owner = this.cli.get("redis-lock:{hot}");
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(LONG_WAIT),
 				this.executor);
-		awaitOneWaiter();
+		awaitOneWaiter(this.template);
 		long roundTrips = TestLocks.roundTrips(this.cli);
 		first.close();
 		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
@@ -83,7 +83,7 @@ class LockHandoffTests {
 		LockRequest fixed = LONG_WAIT.leaseTime(Duration.ofSeconds(5));
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(fixed),
 				this.executor);
-		awaitOneWaiter();
+		awaitOneWaiter(this.template);
 		String firstOwner = this.cli.get("redis-lock:{hot}");
 		first.close();
 		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
@@ -131,10 +131,10 @@ class LockHandoffTests {
 		LockHandle held = this.template.lock("hot");
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.otherNode.lock(LONG_WAIT),
 				this.executor);
-		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == 1);
+		awaitOneWaiter(this.otherNode);
 		held.close();
 		waiter.get(5, TimeUnit.SECONDS).close();
-		assertThat(this.otherNode.engine().subscribedChannelCount()).isOne();
+		assertThat(this.locks.diagnostics(this.otherNode).subscribedChannelCount()).isOne();
 		LockRequest fixed = LockRequest.of("hot").leaseTime(Duration.ofSeconds(5));
 		for (int i = 0; i < 20; i++) {
 			this.template.lock(fixed).close();
@@ -153,7 +153,7 @@ class LockHandoffTests {
 		LockHandle held = this.template.lock(fixed);
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.otherNode.lock(LONG_WAIT),
 				this.executor);
-		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == 1);
+		awaitOneWaiter(this.otherNode);
 		held.close();
 		// An attempt that can wait yields; one without wait would ask Redis at once.
 		assertThat(this.template.tryLock(fixed.waitTime(Duration.ofMillis(20)))).isEmpty();
@@ -162,8 +162,8 @@ class LockHandoffTests {
 		}
 	}
 
-	private void awaitOneWaiter() {
-		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == 1);
+	private void awaitOneWaiter(LockTemplate node) {
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.locks.diagnostics(node).sleepingWaiterCount() == 1);
 	}
 
 }

@@ -41,9 +41,9 @@ class LockLeakTests {
 			}
 			CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).join();
 
-			assertThat(template.engine().heldCount()).isZero();
-			assertThat(template.engine().renewedCount()).isZero();
-			assertThat(template.engine().subscribedChannelCount()).isZero();
+			assertThat(locks.diagnostics(template).heldCount()).isZero();
+			assertThat(locks.diagnostics(template).renewedCount()).isZero();
+			assertThat(locks.diagnostics(template).subscribedChannelCount()).isZero();
 			// Only fence keys remain, each expiring within a minute, and release marks,
 			// each expiring once a replayed release can no longer arrive.
 			long markMillis = TestLocks.COMMAND_TIMEOUT.toMillis() + 1000;

@@ -72,9 +72,9 @@ class LockLeaseTests {
 			await().during(past)
 				.atMost(past.plus(MARGIN))
 				.until(() -> handle.isHeld() && owner.equals(this.cli.get("redis-lock:{order:1}")));
-			assertThat(this.template.engine().renewedCount()).isEqualTo(1);
+			assertThat(this.locks.diagnostics(this.template).renewedCount()).isEqualTo(1);
 		}
-		assertThat(this.template.engine().renewedCount()).isZero();
+		assertThat(this.locks.diagnostics(this.template).renewedCount()).isZero();
 		assertThat(this.cli.get("redis-lock:{order:1}")).isNull();
 	}
 
@@ -89,7 +89,7 @@ class LockLeaseTests {
 	@Test
 	void fixedLeaseIsNotRenewedAndRunsOut() {
 		LockHandle handle = this.template.lock(LockRequest.of("order:1").leaseTime(Duration.ofMillis(400)));
-		assertThat(this.template.engine().renewedCount()).isZero();
+		assertThat(this.locks.diagnostics(this.template).renewedCount()).isZero();
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.cli.get("redis-lock:{order:1}") == null);
 		assertThat(handle.isHeld()).isFalse();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
@@ -108,7 +108,7 @@ class LockLeaseTests {
 		// Logged right after the lease is marked lost, on the watchdog's thread.
 		await().atMost(Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(output).contains("WARN").contains("Lost lock 'order:1'"));
-		assertThat(renewing.engine().renewedCount()).isZero();
+		assertThat(this.locks.diagnostics(renewing).renewedCount()).isZero();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
 			.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("order:1"));
 	}
@@ -128,7 +128,7 @@ class LockLeaseTests {
 		StringBuilder ran = new StringBuilder();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> this.template.execute("order:1", () -> {
 			this.cli.command("DEL", "redis-lock:{order:1}");
-			await().atMost(LEASE.plus(MARGIN)).until(() -> this.template.engine().renewedCount() == 0);
+			await().atMost(LEASE.plus(MARGIN)).until(() -> this.locks.diagnostics(this.template).renewedCount() == 0);
 			ran.append("finished");
 			return "unprotected result";
 		})).satisfies((ex) -> assertThat(ex.getFencingToken()).isPositive());

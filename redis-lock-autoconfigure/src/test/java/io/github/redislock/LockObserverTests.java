@@ -16,7 +16,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import io.github.redislock.engine.LockObserver;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -111,7 +110,7 @@ class LockObserverTests {
 		LockHandle first = this.template.lock("order:1");
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock("order:1"),
 				this.executor);
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.template.engine().waiterCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.locks.diagnostics(this.template).waiterCount() == 1);
 		first.close();
 		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
 		second.close();
@@ -154,7 +153,7 @@ class LockObserverTests {
 		LockTemplate template = this.locks.template(OPTIONS, new FailingObserver());
 		template.run("order:1", () -> {
 		});
-		assertThat(template.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(template).heldCount()).isZero();
 		assertThat(this.otherNode.tryLock("order:1", Duration.ZERO)).hasValueSatisfying(LockHandle::close);
 		assertThat(output).contains("Lock observer", "failed in held for lock 'order:1'");
 	}

@@ -9,12 +9,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -177,7 +179,7 @@ class LockTemplateTests {
 			throw failure;
 		})).isSameAs(failure);
 		assertThat(this.cli.get("redis-lock:{order:1}")).isNull();
-		assertThat(this.template.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
 	}
 
 	@Test
@@ -201,7 +203,7 @@ class LockTemplateTests {
 					assertThat(ex.getMessage()).contains("order:1").contains("200 ms");
 				});
 		}
-		assertThat(this.template.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
 	}
 
 	@Test
@@ -222,6 +224,21 @@ class LockTemplateTests {
 			assertThat(handle.isHeld()).isTrue();
 		}
 		assertThat(this.template.tryLock("order:1", Duration.ZERO)).hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void closingTheTemplateClosesItsEngineAndClosingEitherAgainHasNoEffect() {
+		RedisLockEngine engine = new RedisLockEngine(this.locks.connectionFactory());
+		LockTemplate template = new LockTemplate(engine);
+		LockHandle held = template.lock("order:1");
+		template.close();
+		assertThatNoException().isThrownBy(() -> {
+			engine.close();
+			template.close();
+		});
+		// Left to expire with its lease.
+		assertThat(held.fencingToken()).isPositive();
+		assertThat(this.cli.pttl("redis-lock:{order:1}")).isPositive();
 	}
 
 }

@@ -22,6 +22,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -93,12 +94,13 @@ class LockWaitingTests {
 					.build());
 		resp2.afterPropertiesSet();
 		resp2.start();
-		try (LockTemplate waiting = new LockTemplate(resp2)) {
+		RedisLockEngine engine = new RedisLockEngine(resp2);
+		try (LockTemplate waiting = new LockTemplate(engine)) {
 			for (int i = 0; i < 3; i++) {
 				LockHandle held = this.holderNode.lock("order:1");
 				CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> waiting.lock(LONG_WAIT),
 						this.executor);
-				await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == 1);
+				await().atMost(Duration.ofSeconds(5)).until(() -> engine.diagnostics().sleepingWaiterCount() == 1);
 				held.close();
 				LockHandle granted = waiter.get(5, TimeUnit.SECONDS);
 				assertThat(granted.isHeld()).isTrue();
@@ -144,7 +146,7 @@ class LockWaitingTests {
 			assertThat(this.template.tryLock("order:1", Duration.ofMillis(300))).isEmpty();
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
 		}
-		assertThat(this.template.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
 	}
 
 	@Test
@@ -169,7 +171,7 @@ class LockWaitingTests {
 		assertThat(failure.get()).isInstanceOf(LockInterruptedException.class).hasMessageContaining("order:1");
 		assertThat(interruptedAfter.get()).isTrue();
 		held.close();
-		assertThat(this.template.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
 		assertThat(this.cli.get("redis-lock:{order:1}")).isNull();
 	}
 
@@ -191,7 +193,8 @@ class LockWaitingTests {
 				}
 			}, this.executor));
 		}
-		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) == waiters);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.locks.diagnostics(this.template).sleepingWaiterCount() == waiters);
 		long before = TestLocks.roundTrips(this.cli);
 		held.close();
 		await().atMost(Duration.ofSeconds(5)).until(() -> granted.get() == 1);
@@ -222,7 +225,8 @@ class LockWaitingTests {
 					}
 				}, many));
 			}
-			await().atMost(Duration.ofSeconds(30)).until(() -> this.template.engine().subscribedChannelCount() == keys);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> this.locks.diagnostics(this.template).subscribedChannelCount() == keys);
 			held.forEach(LockHandle::close);
 			CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 		}
@@ -234,8 +238,9 @@ class LockWaitingTests {
 		}
 		// Unsubscribes are sent without waiting for their answers.
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> this.template.engine().subscribedChannelCount() == 0 && lockChannels().isEmpty());
-		assertThat(this.template.engine().heldCount()).isZero();
+			.until(() -> this.locks.diagnostics(this.template).subscribedChannelCount() == 0
+					&& lockChannels().isEmpty());
+		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
 	}
 
 	@Test
@@ -255,10 +260,11 @@ class LockWaitingTests {
 	}
 
 	private void awaitSubscribed(LockTemplate template, int channels) {
-		await().atMost(Duration.ofSeconds(5)).until(() -> template.engine().subscribedChannelCount() == channels);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.locks.diagnostics(template).subscribedChannelCount() == channels);
 		// Subscribed, then one more attempt: wait until the waiter has made it and
 		// sleeps.
-		await().atMost(Duration.ofSeconds(5)).until(() -> TestLocks.parkedWaiters(this.executor) >= 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.locks.diagnostics(template).sleepingWaiterCount() >= 1);
 	}
 
 	@SuppressWarnings("unchecked")

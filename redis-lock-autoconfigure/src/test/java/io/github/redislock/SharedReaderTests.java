@@ -90,7 +90,7 @@ class SharedReaderTests {
 			assertThat(first.isHeld()).isTrue();
 			assertThat(writer).isNotDone();
 		}
-		assertThat(this.node.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(this.node).heldCount()).isZero();
 		assertThat(writer.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isNotNull();
 	}
 
@@ -101,11 +101,11 @@ class SharedReaderTests {
 		Future<?> first = this.executor.submit(() -> holdRead(held, release));
 		Future<?> second = this.executor.submit(() -> holdRead(held, release));
 		assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
-		assertThat(this.node.engine().heldCount()).isEqualTo(2);
+		assertThat(this.locks.diagnostics(this.node).heldCount()).isEqualTo(2);
 		release.countDown();
 		first.get(10, TimeUnit.SECONDS);
 		second.get(10, TimeUnit.SECONDS);
-		assertThat(this.node.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(this.node).heldCount()).isZero();
 		try (LockHandle writer = this.otherNode.lock(LockRequest.write(KEY).waitTime(Duration.ZERO))) {
 			assertThat(writer.isHeld()).isTrue();
 		}

@@ -2,7 +2,7 @@ package io.github.redislock;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -13,13 +13,15 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.redislock.engine.LockObserver;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 
 /**
- * Lock templates on a test server, each with a connection factory of its own (a "node"),
- * closed together. Command timeouts are short so that fault tests fail fast.
+ * Lock templates on a test server, each with an engine and a connection factory of its
+ * own (a "node"), closed together; tests observe a node through its engine's
+ * {@linkplain #diagnostics(LockTemplate) diagnostics}. Command timeouts are short so that
+ * fault tests fail fast.
  */
 final class TestLocks implements AutoCloseable {
 
@@ -28,6 +30,8 @@ final class TestLocks implements AutoCloseable {
 	private final RedisServer server;
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	private final Map<LockTemplate, LockDiagnostics> diagnostics = new IdentityHashMap<>();
 
 	TestLocks(RedisServer server) {
 		this.server = server;
@@ -38,15 +42,28 @@ final class TestLocks implements AutoCloseable {
 	}
 
 	LockTemplate template(LockOptions options) {
-		LockTemplate template = new LockTemplate(connectionFactory(), options);
-		this.resources.add(template);
-		return template;
+		return template(new RedisLockEngine(connectionFactory(), options));
 	}
 
 	LockTemplate template(LockOptions options, LockObserver observer) {
-		LockTemplate template = new LockTemplate(connectionFactory(), options, observer);
+		return template(new RedisLockEngine(connectionFactory(), options, observer));
+	}
+
+	/** A template on the given engine, closed with the others. */
+	LockTemplate template(LockEngine engine) {
+		LockTemplate template = new LockTemplate(engine);
 		this.resources.add(template);
+		this.diagnostics.put(template, engine.diagnostics());
 		return template;
+	}
+
+	/** The diagnostics of the engine of a template made here. */
+	LockDiagnostics diagnostics(LockTemplate template) {
+		LockDiagnostics found = this.diagnostics.get(template);
+		if (found == null) {
+			throw new IllegalArgumentException(template + " was not made by this fixture");
+		}
+		return found;
 	}
 
 	LettuceConnectionFactory connectionFactory() {
@@ -105,31 +122,6 @@ final class TestLocks implements AutoCloseable {
 		AtomicInteger count = new AtomicInteger();
 		String prefix = name + "-" + System.nanoTime() + "-";
 		return Executors.newCachedThreadPool((task) -> new Thread(task, prefix + count.incrementAndGet()));
-	}
-
-	/** How many threads of the executor are asleep waiting for a lock. */
-	static long parkedWaiters(ExecutorService executor) {
-		String prefix = threadNamePrefix(executor);
-		return Thread.getAllStackTraces()
-			.entrySet()
-			.stream()
-			.filter((entry) -> entry.getKey().getName().startsWith(prefix))
-			.filter((entry) -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
-			.filter((entry) -> Arrays.stream(entry.getValue())
-				.anyMatch((frame) -> frame.getClassName().endsWith("ReleaseSubscriptions$Waiter")))
-			.count();
-	}
-
-	private static String threadNamePrefix(ExecutorService executor) {
-		try {
-			return executor.submit(() -> {
-				String name = Thread.currentThread().getName();
-				return name.substring(0, name.lastIndexOf('-') + 1);
-			}).get();
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException(ex);
-		}
 	}
 
 	@Override

@@ -11,10 +11,11 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 
 /**
- * redis-lock: a {@link LockTemplate} with default options on a Lettuce connection
- * factory, with every kind of lock it offers.
+ * redis-lock: a {@link LockTemplate} on a {@link RedisLockEngine} with default options on
+ * a Lettuce connection factory, with every kind of lock it offers.
  */
 final class RedisLockClient implements LockClient {
 
@@ -26,7 +27,7 @@ final class RedisLockClient implements LockClient {
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.template = new LockTemplate(this.connectionFactory, LockOptions.defaults());
+		this.template = new LockTemplate(new RedisLockEngine(this.connectionFactory, LockOptions.defaults()));
 	}
 
 	@Override

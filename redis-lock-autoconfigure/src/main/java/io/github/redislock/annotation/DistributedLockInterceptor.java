@@ -1,7 +1,6 @@
 package io.github.redislock.annotation;
 
 import java.lang.reflect.InvocationTargetException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedSet;
@@ -19,17 +18,17 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.util.Assert;
 
 import io.github.redislock.DistributedLock.OnFailure;
-import io.github.redislock.LockHandle;
+import io.github.redislock.LockGroup;
 import io.github.redislock.LockOperations;
-import io.github.redislock.LockTemplate;
+import io.github.redislock.LockRequest;
 import io.github.redislock.LockTimeoutException;
 import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 
 /**
  * Runs a {@link io.github.redislock.DistributedLock @DistributedLock} method under its
  * locks: the cached {@link LockMethodSpec}, the keys evaluated and sorted, one
- * {@link LockOperations#lock} per key, and the handles closed in reverse order when the
- * method returns, throws, or its returned stage completes.
+ * {@link LockOperations#lockAll} for them, and the group closed when the method returns,
+ * throws, or its returned stage completes.
  *
  * @author redis-lock
  */
@@ -57,8 +56,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		if (spec == null) {
 			return invocation.proceed();
 		}
-		List<LockHandle> handles = acquire(spec, keys(spec, invocation.getArguments(), target, targetClass));
-		if (handles == null) {
+		LockGroup locks = acquire(spec, keys(spec, invocation.getArguments(), target, targetClass));
+		if (locks == null) {
 			return onFailure(spec, invocation, target);
 		}
 		Object result;
@@ -66,12 +65,12 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
-			throw release(handles, ex);
+			throw release(locks, ex);
 		}
 		if (spec.completionStage() && result != null) {
-			return releaseOnCompletion((CompletionStage<?>) result, handles);
+			return releaseOnCompletion((CompletionStage<?>) result, locks);
 		}
-		Throwable failure = release(handles, null);
+		Throwable failure = release(locks, null);
 		if (failure != null) {
 			throw failure;
 		}
@@ -91,33 +90,22 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
 	/**
 	 * Lock every key, in sorted order, within one wait budget.
-	 * @return the handles, or {@code null} when a lock stayed held elsewhere and the
-	 * method does not throw for it
+	 * @return the locks, or {@code null} when a lock stayed held elsewhere and the method
+	 * does not throw for it
 	 */
-	private @Nullable List<LockHandle> acquire(LockMethodSpec spec, SortedSet<String> keys) {
-		LockOperations locks = this.locks.get();
-		Duration budget = (spec.waitTime() != null) ? spec.waitTime()
-				: (locks instanceof LockTemplate template) ? template.options().waitTime() : null;
-		long deadline = System.nanoTime() + ((budget != null) ? budget.toNanos() : 0);
-		List<LockHandle> handles = new ArrayList<>(keys.size());
+	private @Nullable LockGroup acquire(LockMethodSpec spec, SortedSet<String> keys) {
+		List<LockRequest> requests = new ArrayList<>(keys.size());
+		for (String key : keys) {
+			requests.add(spec.request(key, spec.waitTime()));
+		}
 		try {
-			for (String key : keys) {
-				Duration waitTime = (budget == null || handles.isEmpty()) ? budget
-						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-				handles.add(locks.lock(spec.request(key, waitTime)));
-			}
-			return handles;
+			return this.locks.get().lockAll(requests);
 		}
 		catch (LockTimeoutException ex) {
-			release(handles, ex);
 			if (spec.onFailure() == OnFailure.THROW) {
 				throw ex;
 			}
 			return null;
-		}
-		catch (RuntimeException ex) {
-			release(handles, ex);
-			throw ex;
 		}
 	}
 
@@ -138,11 +126,10 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	 * Return a future that completes like the method's stage, once its locks are
 	 * released, so that a caller who sees it complete can take the locks at once.
 	 */
-	private CompletableFuture<@Nullable Object> releaseOnCompletion(CompletionStage<?> stage,
-			List<LockHandle> handles) {
+	private CompletableFuture<@Nullable Object> releaseOnCompletion(CompletionStage<?> stage, LockGroup locks) {
 		CompletableFuture<@Nullable Object> completion = new CompletableFuture<>();
 		stage.whenComplete((value, failure) -> {
-			Throwable outcome = release(handles, failure);
+			Throwable outcome = release(locks, failure);
 			if (outcome != null) {
 				completion.completeExceptionally(outcome);
 			}
@@ -154,27 +141,22 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Close the handles in reverse order of acquisition, all of them even if some fail.
-	 * @param primary the method's failure, which release failures are added to as
+	 * Close the locks, all of them even if some fail.
+	 * @param primary the method's failure, which a release failure is added to as
 	 * suppressed so that it reaches the caller as thrown
-	 * @return the primary failure, else the first release failure, or {@code null}
+	 * @return the primary failure, else the release failure, or {@code null}
 	 */
-	private static @Nullable Throwable release(List<LockHandle> handles, @Nullable Throwable primary) {
-		Throwable outcome = primary;
-		for (int i = handles.size() - 1; i >= 0; i--) {
-			try {
-				handles.get(i).close();
-			}
-			catch (Throwable ex) {
-				if (outcome == null) {
-					outcome = ex;
-				}
-				else {
-					outcome.addSuppressed(ex);
-				}
-			}
+	private static @Nullable Throwable release(LockGroup locks, @Nullable Throwable primary) {
+		try {
+			locks.close();
 		}
-		return outcome;
+		catch (Throwable ex) {
+			if (primary == null) {
+				return ex;
+			}
+			primary.addSuppressed(ex);
+		}
+		return primary;
 	}
 
 }

@@ -1,6 +1,9 @@
 /**
- * Support for {@link io.github.redislock.DistributedLock @DistributedLock}: the bean
- * post-processor that applies it, its interceptor, and the key template evaluator.
+ * Support for {@code @DistributedLock}: the bean post-processor that applies it, the
+ * interceptor that runs a method under its locks through {@code LockOperations.lockAll},
+ * the per-method specs checked at start-up and the key template evaluator. It imports the
+ * root package's API ({@code LockOperations}, never {@code LockTemplate} nor the engine),
+ * Spring AOP, beans and expressions.
  */
 @NullMarked
 package io.github.redislock.annotation;

@@ -4,7 +4,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.redislock.engine.LockObserver;
+import io.github.redislock.LockObserver;
 
 /**
  * The {@link LockObserver} beans of an application as one: each gets its own context

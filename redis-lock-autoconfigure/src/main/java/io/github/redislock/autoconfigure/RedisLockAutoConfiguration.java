@@ -23,29 +23,34 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.redislock.LockEngine;
+import io.github.redislock.LockObserver;
 import io.github.redislock.LockOperations;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.annotation.DistributedLockBeanPostProcessor;
 import io.github.redislock.annotation.LockKeyEvaluator;
-import io.github.redislock.engine.LockObserver;
+import io.github.redislock.engine.RedisLockEngine;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of redis-lock: a
- * {@link LockTemplate} on the application's {@link RedisConnectionFactory}, configured by
- * {@link RedisLockProperties}, and the {@link io.github.redislock.DistributedLock
+ * {@link RedisLockEngine} on the application's {@link RedisConnectionFactory}, configured
+ * by {@link RedisLockProperties}, a {@link LockTemplate} on whichever {@link LockEngine}
+ * the context has, and the {@link io.github.redislock.DistributedLock
  *
- * @DistributedLock} support. {@code redis-lock.enabled=false} turns it all off.
+ * @DistributedLock} support. {@code redis-lock.enabled=false} turns it all off. An
+ * application replaces the engine with a {@link LockEngine} bean of its own, and the
+ * template with a {@link LockOperations} bean.
  *
  * <p>
- * The template subscribes to release messages on a connection of its own, so the
+ * The engine subscribes to release messages on a connection of its own, so the
  * application's {@code redisMessageListenerContainer} is neither used nor replaced. The
  * {@code @DistributedLock} support does not depend on the template being auto-configured:
  * with no {@link LockOperations} bean, an annotated bean fails at start-up with the
  * reason.
  *
  * <p>
- * The template reports to the application's {@link LockObserver} beans, such as the
+ * The engine reports to the application's {@link LockObserver} beans, such as the
  * Micrometer ones that {@code RedisLockObservationAutoConfiguration} and
  * {@code RedisLockMetricsAutoConfiguration} provide; with none, it observes nothing and
  * costs nothing for it.
@@ -60,14 +65,20 @@ public final class RedisLockAutoConfiguration {
 	private static final String PREFIX = "redis-lock.";
 
 	@Bean
-	@ConditionalOnMissingBean(LockOperations.class)
+	@ConditionalOnMissingBean(LockEngine.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
-	LockTemplate lockTemplate(RedisConnectionFactory redisConnectionFactory, RedisLockProperties properties,
+	RedisLockEngine redisLockEngine(RedisConnectionFactory redisConnectionFactory, RedisLockProperties properties,
 			ObjectProvider<LockObserver> lockObservers) {
 		LockOptions options = lockOptions(properties);
 		LockObserver observer = CompositeLockObserver.of(lockObservers.orderedStream().toList());
-		return (observer != null) ? new LockTemplate(redisConnectionFactory, options, observer)
-				: new LockTemplate(redisConnectionFactory, options);
+		return new RedisLockEngine(redisConnectionFactory, options, observer);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(LockOperations.class)
+	@ConditionalOnSingleCandidate(LockEngine.class)
+	LockTemplate lockTemplate(LockEngine lockEngine) {
+		return new LockTemplate(lockEngine);
 	}
 
 	@Bean

@@ -4,6 +4,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.redislock.LockObserver;
+
 /**
  * Calls an application's {@link LockObserver}, logging what it throws instead: a failing
  * metric must not leave a lock acquired but never returned, nor stop the watchdog, whose

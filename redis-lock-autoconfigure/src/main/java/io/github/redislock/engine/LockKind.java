@@ -7,7 +7,7 @@ import io.github.redislock.LockMode;
  *
  * @author redis-lock
  */
-public enum LockKind {
+enum LockKind {
 
 	/** One holder; whoever is woken first wins. */
 	EXCLUSIVE,
@@ -27,7 +27,7 @@ public enum LockKind {
 	 * @param fair whether the request asked for a fair lock
 	 * @return the kind
 	 */
-	public static LockKind of(LockMode mode, boolean fair) {
+	static LockKind of(LockMode mode, boolean fair) {
 		return switch (mode) {
 			case EXCLUSIVE -> fair ? FAIR : EXCLUSIVE;
 			case READ -> READ;

@@ -2,6 +2,8 @@ package io.github.redislock.engine;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.LockObserver;
+
 /**
  * Reports what the watchdog finds about leases to the engine's observer, with the
  * observer's context of each lease's current hold: a lease handed from thread to thread

@@ -23,6 +23,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.SubscriptionListener;
 
+import io.github.redislock.SubscriptionStatus;
+
 /**
  * Release channels subscribed with plain pub/sub ({@code SUBSCRIBE}) on one connection
  * from the Spring Data Redis connection factory.

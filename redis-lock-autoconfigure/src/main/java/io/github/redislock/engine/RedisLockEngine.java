@@ -2,9 +2,10 @@ package io.github.redislock.engine;
 
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -16,20 +17,30 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockAccessException;
+import io.github.redislock.LockDiagnostics;
+import io.github.redislock.LockEngine;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockNotReplicatedException;
+import io.github.redislock.LockObserver;
+import io.github.redislock.LockObserver.AcquireOutcome;
+import io.github.redislock.LockObserver.ReleaseOutcome;
 import io.github.redislock.LockOptions;
-import io.github.redislock.engine.LockObserver.AcquireOutcome;
-import io.github.redislock.engine.LockObserver.ReleaseOutcome;
+import io.github.redislock.LockRequest;
 import io.github.redislock.engine.LockScripts.Attempt;
 import io.github.redislock.engine.ReleaseSubscriptions.EagerAcquisition;
 import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
 
 /**
- * Acquires and releases locks in Redis for one {@link io.github.redislock.LockTemplate}:
- * reentrancy within this JVM, the acquire / wait / retry loop, release and the watchdog.
+ * The {@link LockEngine} that keeps locks in Redis, through a Spring Data Redis
+ * {@link RedisConnectionFactory} (Lettuce): reentrancy within this JVM, the acquire /
+ * wait / retry loop, release and the watchdog. The one public type of this package;
+ * usable with or without a Spring context:
+ *
+ * <pre class="code">
+ * LockTemplate locks = new LockTemplate(new RedisLockEngine(connectionFactory, options));
+ * </pre>
  *
  * <p>
  * Uncontended, a lock and its release are two round trips, one script each; a reentrant
@@ -46,7 +57,7 @@ import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
  *
  * @author redis-lock
  */
-public final class RedisLockEngine implements AutoCloseable {
+public final class RedisLockEngine implements LockEngine {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisLockEngine.class);
 
@@ -106,21 +117,40 @@ public final class RedisLockEngine implements AutoCloseable {
 	/** Told of what happens to locks; {@code null} when nobody observes them. */
 	private final @Nullable LockObserver observer;
 
+	private final RedisLockDiagnostics diagnostics;
+
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	/**
+	 * Create an engine on the given connection factory with the
+	 * {@linkplain LockOptions#defaults() default options}.
+	 * @param connectionFactory a Lettuce connection factory, already started
+	 * @throws IllegalArgumentException when the connection factory is not Lettuce's
+	 */
+	public RedisLockEngine(RedisConnectionFactory connectionFactory) {
+		this(connectionFactory, LockOptions.defaults());
+	}
+
 	/**
 	 * Create an engine on the given connection factory.
 	 * @param connectionFactory a Lettuce connection factory, already started
-	 * @param options the key prefix, lease and renewal settings
+	 * @param options the key prefix, defaults, lease and renewal settings
+	 * @throws IllegalArgumentException when the connection factory is not Lettuce's, or
+	 * the replication timeout is not shorter than its command timeout
 	 */
 	public RedisLockEngine(RedisConnectionFactory connectionFactory, LockOptions options) {
 		this(connectionFactory, options, null);
 	}
 
 	/**
-	 * Create an engine on the given connection factory that reports to an observer.
+	 * Create an engine on the given connection factory that reports to an observer, for
+	 * metrics and traces.
 	 * @param connectionFactory a Lettuce connection factory, already started
-	 * @param options the key prefix, lease and renewal settings
-	 * @param observer told of acquisitions, holds, renewals and losses, or {@code null}
-	 * for none
+	 * @param options the key prefix, defaults, lease and renewal settings
+	 * @param observer told of acquisitions, holds, renewals and losses, such as an
+	 * {@code ObservationLockObserver}, or {@code null} for none
+	 * @throws IllegalArgumentException when the connection factory is not Lettuce's, or
+	 * the replication timeout is not shorter than its command timeout
 	 */
 	public RedisLockEngine(RedisConnectionFactory connectionFactory, LockOptions options,
 			@Nullable LockObserver observer) {
@@ -143,6 +173,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.housekeeping.execute(this.scripts::prepare);
 		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(),
 				(this.observer != null) ? new ObservedLeases(this.observer) : null);
+		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, this.keys);
 	}
 
 	/**
@@ -159,66 +190,28 @@ public final class RedisLockEngine implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Return the options this engine runs with.
-	 * @return the options
-	 */
+	@Override
 	public LockOptions options() {
 		return this.options;
 	}
 
-	/**
-	 * Acquire a lock, waiting up to the wait time.
-	 * @param key the lock name, already checked
-	 * @param waitTime how long to wait; zero for a single attempt
-	 * @param leaseTime a fixed lease, or {@code null} for watchdog renewal
-	 * @param reentrant whether the lock belongs to the calling thread, which may re-enter
-	 * it, or to the acquisition alone
-	 * @return a handle, or {@code null} when the lock stayed held by another owner
-	 * @throws LockAccessException when Redis failed
-	 * @throws LockInterruptedException when interrupted while waiting
-	 */
-	public @Nullable LockHandle acquire(String key, Duration waitTime, @Nullable Duration leaseTime,
-			boolean reentrant) {
-		return acquire(key, null, waitTime, leaseTime, reentrant);
-	}
-
-	/**
-	 * Acquire a lock, waiting up to the wait time, under a name for the observer.
-	 * @param key the lock name, already checked
-	 * @param name a low-cardinality name for the {@link LockObserver}, such as the
-	 * annotated method, or {@code null} to let it derive one from the key
-	 * @param waitTime how long to wait; zero for a single attempt
-	 * @param leaseTime a fixed lease, or {@code null} for watchdog renewal
-	 * @param reentrant whether the lock belongs to the calling thread, which may re-enter
-	 * it, or to the acquisition alone
-	 * @return a handle, or {@code null} when the lock stayed held by another owner
-	 * @throws LockAccessException when Redis failed
-	 * @throws LockInterruptedException when interrupted while waiting
-	 */
-	public @Nullable LockHandle acquire(String key, @Nullable String name, Duration waitTime,
-			@Nullable Duration leaseTime, boolean reentrant) {
-		return acquire(key, name, LockKind.EXCLUSIVE, waitTime, leaseTime, reentrant);
+	@Override
+	public @Nullable LockHandle acquire(LockRequest request, Duration wait) {
+		Duration leaseTime = (request.leaseTime() != null) ? request.leaseTime() : this.options.leaseTime();
+		return acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait, leaseTime,
+				request.isReentrant());
 	}
 
 	/**
 	 * Acquire a lock of the given kind, waiting up to the wait time, under a name for the
 	 * observer.
-	 * @param key the lock name, already checked
 	 * @param name a low-cardinality name for the {@link LockObserver}, or {@code null} to
 	 * let it derive one from the key
-	 * @param kind exclusive, fair, or a side of a read/write lock
-	 * @param waitTime how long to wait; zero for a single attempt
 	 * @param leaseTime a fixed lease, or {@code null} for watchdog renewal
 	 * @param reentrant whether the lock belongs to the calling thread, which may re-enter
 	 * it, or to the acquisition alone
-	 * @return a handle, or {@code null} when the lock stayed held by another owner
-	 * @throws LockAccessException when Redis failed
-	 * @throws LockInterruptedException when interrupted while waiting
-	 * @throws IllegalStateException when the thread holds the read lock and asks for the
-	 * write lock of the same name
 	 */
-	public @Nullable LockHandle acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
+	private @Nullable LockHandle acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
 			@Nullable Duration leaseTime, boolean reentrant) {
 		if (Thread.currentThread().isInterrupted()) {
 			// As java.util.concurrent's interruptible waits: an interrupt ends them at
@@ -746,66 +739,21 @@ public final class RedisLockEngine implements AutoCloseable {
 				&& hold.handoffs() < MAX_HANDOFFS;
 	}
 
-	/**
-	 * Return how many locks this JVM holds through this engine now.
-	 * @return the number of held locks
-	 */
-	public int heldCount() {
-		return this.holds.size();
-	}
-
-	/**
-	 * Return how many lock channels are subscribed for waiters now; channels are
-	 * unsubscribed about a second after their last waiter left.
-	 * @return the number of subscribed lock channels
-	 */
-	public int subscribedChannelCount() {
-		return this.subscriptions.subscribedChannels();
-	}
-
-	/**
-	 * Return how many leases the watchdog renews now.
-	 * @return the number of renewed holds
-	 */
-	public int renewedCount() {
-		return this.watchdog.watchedCount();
-	}
-
-	/**
-	 * Return how many threads wait for locks through this engine now. Walks the
-	 * subscribed channels: meant for gauges and diagnostics, not for every lock call.
-	 * @return the number of waiting threads
-	 */
-	public int waiterCount() {
-		return this.subscriptions.waiterCount();
-	}
-
-	/**
-	 * Return the locks this engine holds and the locks its threads wait for now, by lock
-	 * name. Costs a walk of the held locks and of the subscribed channels, and nothing on
-	 * the lock path.
-	 * @return a snapshot of the held and awaited locks
-	 */
-	public LockSnapshot snapshot() {
-		return LockSnapshot.of(this.holds.values(), this.subscriptions, this.keys);
-	}
-
-	/**
-	 * Return the state of the connection that receives release messages. While it is
-	 * {@linkplain SubscriptionStatus#DISCONNECTED disconnected}, waiting threads wake
-	 * only when leases run out.
-	 * @return the subscription status
-	 */
-	public SubscriptionStatus subscriptionStatus() {
-		return this.subscriptions.status();
+	@Override
+	public LockDiagnostics diagnostics() {
+		return this.diagnostics;
 	}
 
 	/**
 	 * Stop renewing and close the subscription connection. Locks still held expire at the
-	 * end of their lease; waiters give up at their next wake-up.
+	 * end of their lease; waiters give up at their next wake-up. Calling it again has no
+	 * effect: a template and the application context may both close the engine.
 	 */
 	@Override
 	public void close() {
+		if (!this.closed.compareAndSet(false, true)) {
+			return;
+		}
 		this.watchdog.close();
 		this.housekeeping.close();
 		this.subscriptions.close();

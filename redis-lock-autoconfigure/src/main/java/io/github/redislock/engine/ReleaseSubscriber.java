@@ -10,6 +10,8 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.SubscriptionStatus;
+
 /**
  * The connection on which an engine subscribes to release channels: plain pub/sub through
  * Spring Data Redis, or sharded pub/sub on a Redis 7 cluster. It sends subscribe and

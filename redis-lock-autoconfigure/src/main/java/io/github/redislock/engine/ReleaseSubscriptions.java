@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.redislock.SubscriptionStatus;
+
 /**
  * The threads of this JVM that wait for locks, woken by release messages that a
  * {@link ReleaseSubscriber} receives.
@@ -278,6 +280,18 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		return count;
 	}
 
+	/**
+	 * Number of threads asleep now, over all channels, waiting for a wake-up: for
+	 * diagnostics, and for tests that must know a waiter made its last try.
+	 */
+	int sleepingWaiterCount() {
+		int count = 0;
+		for (ChannelWaiters waiters : this.channels.values()) {
+			count += waiters.sleepingCount();
+		}
+		return count;
+	}
+
 	/** Report each channel that has waiters now, with their number, for diagnostics. */
 	void forEachWaited(ObjIntConsumer<String> action) {
 		this.channels.forEach((channel, waiters) -> {
@@ -470,6 +484,9 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 		private volatile boolean signalled;
 
+		/** Whether the thread is parked in {@link #await} now, for diagnostics. */
+		private volatile boolean sleeping;
+
 		/**
 		 * Sends the waiter's acquisition from the thread that received a release, or
 		 * {@code null} when the waiter must try by itself.
@@ -504,6 +521,10 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 			return this.signalled;
 		}
 
+		boolean isSleeping() {
+			return this.sleeping;
+		}
+
 		/**
 		 * Sleep until signalled or the time is up, using up the signal.
 		 * @throws InterruptedException when interrupted; the interrupt status is cleared
@@ -515,7 +536,9 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 				if (remaining <= 0) {
 					break;
 				}
+				this.sleeping = true;
 				LockSupport.parkNanos(this, remaining);
+				this.sleeping = false;
 				if (Thread.interrupted()) {
 					throw new InterruptedException();
 				}
@@ -642,6 +665,16 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 		synchronized int size() {
 			return this.queue.size();
+		}
+
+		synchronized int sleepingCount() {
+			int count = 0;
+			for (Waiter waiter : this.queue) {
+				if (waiter.isSleeping()) {
+					count++;
+				}
+			}
+			return count;
 		}
 
 		synchronized boolean isIdleSince(long time) {

@@ -18,6 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 
+import io.github.redislock.SubscriptionStatus;
+
 /**
  * Release channels subscribed with sharded pub/sub ({@code SSUBSCRIBE}) on a Redis 7
  * cluster: each channel on the primary that owns its slot, so that a release message

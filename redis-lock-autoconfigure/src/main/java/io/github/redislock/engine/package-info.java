@@ -1,7 +1,10 @@
 /**
- * The Redis lock engine: atomic Lua scripts, owner tokens, pub/sub waiters and the
- * renewal watchdog. {@link io.github.redislock.LockTemplate} is its public face; types
- * here are public only so that the template and the auto-configuration can reach them.
+ * The Redis engine: {@code RedisLockEngine}, its one public type, implements
+ * {@code LockEngine} with atomic Lua scripts (one {@code .lua} resource per operation),
+ * owner tokens, pub/sub waiters, hand-over within a JVM and the renewal watchdog;
+ * everything else here is package-private. It imports the root package (the API it
+ * implements, the observer it reports to, the exceptions it throws), Spring Data Redis
+ * and Lettuce, and no other package of the library.
  */
 @NullMarked
 package io.github.redislock.engine;

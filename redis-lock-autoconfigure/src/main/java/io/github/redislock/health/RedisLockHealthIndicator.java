@@ -6,8 +6,8 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
-import io.github.redislock.engine.RedisLockEngine;
-import io.github.redislock.engine.SubscriptionStatus;
+import io.github.redislock.LockDiagnostics;
+import io.github.redislock.SubscriptionStatus;
 
 /**
  * {@link HealthIndicator} of a lock engine: {@code DOWN} while the connection that
@@ -24,20 +24,21 @@ import io.github.redislock.engine.SubscriptionStatus;
  */
 public class RedisLockHealthIndicator extends AbstractHealthIndicator {
 
-	private final RedisLockEngine engine;
+	private final LockDiagnostics diagnostics;
 
 	/**
-	 * Create an indicator of the given engine.
-	 * @param engine the engine, such as {@code lockTemplate.engine()}
+	 * Create an indicator of an engine.
+	 * @param diagnostics the engine's diagnostics, such as
+	 * {@code lockEngine.diagnostics()}
 	 */
-	public RedisLockHealthIndicator(RedisLockEngine engine) {
+	public RedisLockHealthIndicator(LockDiagnostics diagnostics) {
 		super("Lock engine health check failed");
-		this.engine = engine;
+		this.diagnostics = diagnostics;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		SubscriptionStatus status = this.engine.subscriptionStatus();
+		SubscriptionStatus status = this.diagnostics.subscriptionStatus();
 		if (status == SubscriptionStatus.DISCONNECTED) {
 			builder.down()
 				.withDetail("reason",
@@ -49,8 +50,8 @@ public class RedisLockHealthIndicator extends AbstractHealthIndicator {
 			builder.up();
 		}
 		builder.withDetail("subscription", status.name().toLowerCase(Locale.ROOT))
-			.withDetail("heldLocks", this.engine.heldCount())
-			.withDetail("waitingThreads", this.engine.waiterCount());
+			.withDetail("heldLocks", this.diagnostics.heldCount())
+			.withDetail("waitingThreads", this.diagnostics.waiterCount());
 	}
 
 }

@@ -4,10 +4,10 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
-import io.github.redislock.engine.RedisLockEngine;
+import io.github.redislock.LockDiagnostics;
 
 /**
- * Gauges of a {@link RedisLockEngine}, read when the registry is scraped:
+ * Gauges of a lock engine's {@link LockDiagnostics}, read when the registry is scraped:
  * <ul>
  * <li>{@code redis.lock.holds}: locks held by this instance now;</li>
  * <li>{@code redis.lock.waiters}: threads of this instance waiting for a lock now.</li>
@@ -19,22 +19,23 @@ import io.github.redislock.engine.RedisLockEngine;
  */
 public class LockEngineMetrics implements MeterBinder {
 
-	private final RedisLockEngine engine;
+	private final LockDiagnostics diagnostics;
 
 	/**
-	 * Create gauges of the given engine.
-	 * @param engine the engine, such as {@code lockTemplate.engine()}
+	 * Create gauges of an engine.
+	 * @param diagnostics the engine's diagnostics, such as
+	 * {@code lockEngine.diagnostics()}
 	 */
-	public LockEngineMetrics(RedisLockEngine engine) {
-		this.engine = engine;
+	public LockEngineMetrics(LockDiagnostics diagnostics) {
+		this.diagnostics = diagnostics;
 	}
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		Gauge.builder("redis.lock.holds", this.engine, RedisLockEngine::heldCount)
+		Gauge.builder("redis.lock.holds", this.diagnostics, LockDiagnostics::heldCount)
 			.description("Locks held by this instance now")
 			.register(registry);
-		Gauge.builder("redis.lock.waiters", this.engine, RedisLockEngine::waiterCount)
+		Gauge.builder("redis.lock.waiters", this.diagnostics, LockDiagnostics::waiterCount)
 			.description("Threads of this instance waiting for a lock now")
 			.register(registry);
 	}

@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 
-import io.github.redislock.engine.LockObserver;
+import io.github.redislock.LockObserver;
 import io.github.redislock.observation.LockNames;
 
 /**

@@ -1,6 +1,8 @@
 /**
- * Micrometer meters for redis-lock: gauges of held locks and waiting threads, counters of
- * renewals and lost locks.
+ * Micrometer meters: gauges of held locks and waiting threads read from a
+ * {@code LockDiagnostics}, and a {@code LockObserver} that counts renewals and lost
+ * locks. It imports the root package's diagnostics and observer SPI, {@code observation}
+ * for lock names, and Micrometer.
  */
 @NullMarked
 package io.github.redislock.metrics;

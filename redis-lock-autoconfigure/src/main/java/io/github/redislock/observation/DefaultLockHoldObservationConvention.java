@@ -3,7 +3,7 @@ package io.github.redislock.observation;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
 
-import io.github.redislock.engine.LockObserver.ReleaseOutcome;
+import io.github.redislock.LockObserver.ReleaseOutcome;
 import io.github.redislock.observation.LockObservationDocumentation.HighCardinalityKeyNames;
 import io.github.redislock.observation.LockObservationDocumentation.LowCardinalityKeyNames;
 

@@ -3,7 +3,7 @@ package io.github.redislock.observation;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
-import io.github.redislock.engine.LockObserver.AcquireOutcome;
+import io.github.redislock.LockObserver.AcquireOutcome;
 
 /**
  * Context of a {@link LockObservationDocumentation#ACQUIRE redis.lock.acquire}

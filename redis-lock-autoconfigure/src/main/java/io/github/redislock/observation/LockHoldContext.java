@@ -3,7 +3,7 @@ package io.github.redislock.observation;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
-import io.github.redislock.engine.LockObserver.ReleaseOutcome;
+import io.github.redislock.LockObserver.ReleaseOutcome;
 
 /**
  * Context of a {@link LockObservationDocumentation#HELD redis.lock.held} observation.

@@ -4,7 +4,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
-import io.github.redislock.engine.LockObserver;
+import io.github.redislock.LockObserver;
 
 /**
  * A {@link LockObserver} that records lock acquisitions and holds as Micrometer
@@ -20,8 +20,8 @@ import io.github.redislock.engine.LockObserver;
  * one that took it.
  *
  * <pre class="code">
- * LockTemplate locks = new LockTemplate(connectionFactory, LockOptions.defaults(),
- *         new ObservationLockObserver(observationRegistry));
+ * LockTemplate locks = new LockTemplate(new RedisLockEngine(connectionFactory, LockOptions.defaults(),
+ *         new ObservationLockObserver(observationRegistry)));
  * </pre>
  *
  * @author redis-lock

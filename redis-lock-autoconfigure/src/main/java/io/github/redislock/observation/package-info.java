@@ -1,7 +1,8 @@
 /**
- * Micrometer Observation support for redis-lock: observations of lock acquisitions
- * ({@code redis.lock.acquire}) and of holds ({@code redis.lock.held}), their contexts,
- * conventions and documentation.
+ * Micrometer Observation support: a {@code LockObserver} that records lock acquisitions
+ * ({@code redis.lock.acquire}) and holds ({@code redis.lock.held}) as observations, with
+ * their contexts, conventions and documentation. It imports the root package's observer
+ * SPI and Micrometer.
  */
 @NullMarked
 package io.github.redislock.observation;

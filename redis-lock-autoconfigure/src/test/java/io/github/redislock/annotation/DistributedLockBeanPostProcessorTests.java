@@ -23,6 +23,7 @@ import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
@@ -99,7 +100,7 @@ class DistributedLockBeanPostProcessorTests {
 
 		@Bean
 		RecordingLockOperations recordingLockOperations(RedisConnectionFactory connectionFactory) {
-			return new RecordingLockOperations(new LockTemplate(connectionFactory));
+			return new RecordingLockOperations(new LockTemplate(new RedisLockEngine(connectionFactory)));
 		}
 
 		@Bean

@@ -6,9 +6,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
-import io.github.redislock.engine.LockObserver;
-import io.github.redislock.engine.LockObserver.AcquireOutcome;
-import io.github.redislock.engine.LockObserver.ReleaseOutcome;
+import io.github.redislock.LockObserver;
+import io.github.redislock.LockObserver.AcquireOutcome;
+import io.github.redislock.LockObserver.ReleaseOutcome;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

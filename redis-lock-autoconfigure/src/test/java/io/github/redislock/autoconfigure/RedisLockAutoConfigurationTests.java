@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -30,12 +31,14 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import io.github.redislock.DistributedLock;
+import io.github.redislock.LockEngine;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockOperations;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.annotation.DistributedLockBeanPostProcessor;
 import io.github.redislock.annotation.LockKeyEvaluator;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -65,10 +68,13 @@ class RedisLockAutoConfigurationTests {
 	void providesBeansWithDefaults() {
 		this.runner.run((context) -> {
 			assertThat(context).hasSingleBean(LockTemplate.class)
+				.hasSingleBean(LockEngine.class)
+				.hasBean("redisLockEngine")
 				.hasSingleBean(DistributedLockBeanPostProcessor.class)
 				.hasSingleBean(LockKeyEvaluator.class)
 				.hasSingleBean(RedisLockProperties.class);
 			assertThat(context.getBean(LockTemplate.class).options()).isEqualTo(LockOptions.defaults());
+			assertThat(context.getBean(LockEngine.class)).isInstanceOf(RedisLockEngine.class);
 		});
 	}
 
@@ -88,6 +94,18 @@ class RedisLockAutoConfigurationTests {
 			assertThat(context).hasSingleBean(LockOperations.class);
 			assertThat(context).getBean(LockTemplate.class).isSameAs(context.getBean("applicationLocks"));
 			assertThat(context).hasSingleBean(DistributedLockBeanPostProcessor.class);
+		});
+	}
+
+	@Test
+	void backsOffWhenApplicationDefinesLockEngineAndBuildsTheTemplateOnIt() {
+		this.runner.withUserConfiguration(ApplicationEngineConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(LockEngine.class).doesNotHaveBean("redisLockEngine");
+			LockTemplate template = context.getBean(LockTemplate.class);
+			assertThat(template.options().keyPrefix()).isEqualTo("application:");
+			try (LockHandle handle = template.lock("invoice:3")) {
+				assertThat(keys("application:*")).contains("application:{invoice:3}");
+			}
 		});
 	}
 
@@ -164,13 +182,22 @@ class RedisLockAutoConfigurationTests {
 	void withoutConnectionFactoryThereIsNoTemplateAndTheReportSaysWhy() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisLockAutoConfiguration.class))
 			.run((context) -> {
-				assertThat(context).hasNotFailed().doesNotHaveBean(LockOperations.class);
-				ConditionAndOutcomes outcomes = ConditionEvaluationReport.get(context.getBeanFactory())
-					.getConditionAndOutcomesBySource()
-					.get(RedisLockAutoConfiguration.class.getName() + "#lockTemplate");
-				assertThat(outcomes.isFullMatch()).isFalse();
-				assertThat(outcomes).map((outcome) -> outcome.getOutcome().getMessage())
+				assertThat(context).hasNotFailed()
+					.doesNotHaveBean(LockOperations.class)
+					.doesNotHaveBean(LockEngine.class);
+				Map<String, ConditionAndOutcomes> outcomes = ConditionEvaluationReport.get(context.getBeanFactory())
+					.getConditionAndOutcomesBySource();
+				ConditionAndOutcomes engine = outcomes
+					.get(RedisLockAutoConfiguration.class.getName() + "#redisLockEngine");
+				assertThat(engine.isFullMatch()).isFalse();
+				assertThat(engine).map((outcome) -> outcome.getOutcome().getMessage())
 					.anySatisfy((message) -> assertThat(message).contains(RedisConnectionFactory.class.getName())
+						.contains("did not find any beans"));
+				ConditionAndOutcomes template = outcomes
+					.get(RedisLockAutoConfiguration.class.getName() + "#lockTemplate");
+				assertThat(template.isFullMatch()).isFalse();
+				assertThat(template).map((outcome) -> outcome.getOutcome().getMessage())
+					.anySatisfy((message) -> assertThat(message).contains(LockEngine.class.getName())
 						.contains("did not find any beans"));
 			});
 	}
@@ -259,8 +286,18 @@ class RedisLockAutoConfigurationTests {
 	static class ApplicationLocksConfiguration {
 
 		@Bean
-		LockTemplate applicationLocks(RedisConnectionFactory connectionFactory) {
-			return new LockTemplate(connectionFactory);
+		LockTemplate applicationLocks(LockEngine lockEngine) {
+			return new LockTemplate(lockEngine);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ApplicationEngineConfiguration {
+
+		@Bean
+		RedisLockEngine applicationEngine(RedisConnectionFactory connectionFactory) {
+			return new RedisLockEngine(connectionFactory, LockOptions.defaults().withKeyPrefix("application:"));
 		}
 
 	}

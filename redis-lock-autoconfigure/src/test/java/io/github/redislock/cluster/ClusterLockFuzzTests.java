@@ -181,8 +181,8 @@ class ClusterLockFuzzTests {
 
 	private void assertNothingHeld() {
 		for (LockTemplate node : this.nodes) {
-			assertThat(node.engine().heldCount()).isZero();
-			assertThat(node.engine().renewedCount()).isZero();
+			assertThat(this.locks.diagnostics(node).heldCount()).isZero();
+			assertThat(this.locks.diagnostics(node).renewedCount()).isZero();
 		}
 		for (String name : names) {
 			try (RedisCli cli = this.locks.primaryOf(name).cli()) {

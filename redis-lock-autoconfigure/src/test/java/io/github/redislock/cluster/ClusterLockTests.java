@@ -240,8 +240,8 @@ class ClusterLockTests {
 			waiters.add(CompletableFuture.supplyAsync(() -> this.otherNode.lock(request), this.executor));
 		}
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> this.otherNode.engine().subscribedChannelCount() == names.size()
-					&& ClusterLocks.parkedWaiters(this.waiterThreads) == names.size());
+			.until(() -> this.locks.diagnostics(this.otherNode).subscribedChannelCount() == names.size()
+					&& this.locks.diagnostics(this.otherNode).sleepingWaiterCount() == names.size());
 		assertReleaseChannelsAreSubscribedWhereReleasesReachThem(names);
 		for (int i = 0; i < names.size(); i++) {
 			assertThat(waiters.get(i)).as(names.get(i)).isNotDone();
@@ -264,7 +264,7 @@ class ClusterLockTests {
 			// The lease starts when Redis runs the acquire, after it was asked for.
 			long asked = System.nanoTime();
 			LockHandle handle = this.template.lock(LockRequest.of(name).leaseTime(lease));
-			assertThat(this.template.engine().renewedCount()).isZero();
+			assertThat(this.locks.diagnostics(this.template).renewedCount()).isZero();
 			try (LockHandle next = this.otherNode.lock(LockRequest.of(name).waitTime(Duration.ofSeconds(10)))) {
 				// Not before the lease ran out (less a few milliseconds for Redis'
 				// clock),
@@ -305,9 +305,9 @@ class ClusterLockTests {
 			assertThat(clis.get(i).pttl(ClusterLocks.lockKey(name))).as(name).isBetween(1L, LEASE.toMillis());
 			assertThat(this.otherNode.tryLock(name, Duration.ZERO)).isEmpty();
 		}
-		assertThat(renewing.engine().renewedCount()).isEqualTo(names.size());
+		assertThat(this.locks.diagnostics(renewing).renewedCount()).isEqualTo(names.size());
 		handles.forEach(LockHandle::close);
-		assertThat(renewing.engine().renewedCount()).isZero();
+		assertThat(this.locks.diagnostics(renewing).renewedCount()).isZero();
 		for (String name : names) {
 			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
 				assertThat(cli.get(ClusterLocks.lockKey(name))).isNull();
@@ -331,7 +331,7 @@ class ClusterLockTests {
 			await().atMost(RENEW_INTERVAL.plus(MARGIN)).until(() -> !handle.isHeld());
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
 				.satisfies((ex) -> assertThat(ex.getFencingToken()).isEqualTo(handle.fencingToken()));
-			assertThat(renewing.engine().renewedCount()).isZero();
+			assertThat(this.locks.diagnostics(renewing).renewedCount()).isZero();
 		}
 	}
 

@@ -2,7 +2,7 @@ package io.github.redislock.cluster;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,15 +18,19 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
 
 /**
- * Lock templates on a test Redis Cluster, each with a cluster connection factory of its
- * own (a "node"), closed together; and lock names that land on every primary.
+ * Lock templates on a test Redis Cluster, each with an engine and a cluster connection
+ * factory of its own (a "node"), closed together and observed through their engines'
+ * {@linkplain #diagnostics(LockTemplate) diagnostics}; and lock names that land on every
+ * primary.
  * <p>
  * Clients refresh their view of the topology when redirected or disconnected and once a
  * second besides, and time out commands after two seconds, so that tests that move slots
@@ -44,6 +48,8 @@ final class ClusterLocks implements AutoCloseable {
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
+	private final Map<LockTemplate, LockDiagnostics> diagnostics = new IdentityHashMap<>();
+
 	ClusterLocks(RedisCluster cluster) {
 		this.cluster = cluster;
 	}
@@ -57,9 +63,20 @@ final class ClusterLocks implements AutoCloseable {
 	}
 
 	LockTemplate template(LockOptions options, Duration commandTimeout) {
-		LockTemplate template = new LockTemplate(connectionFactory(commandTimeout), options);
+		RedisLockEngine engine = new RedisLockEngine(connectionFactory(commandTimeout), options);
+		LockTemplate template = new LockTemplate(engine);
 		this.resources.add(template);
+		this.diagnostics.put(template, engine.diagnostics());
 		return template;
+	}
+
+	/** The diagnostics of the engine of a template made here. */
+	LockDiagnostics diagnostics(LockTemplate template) {
+		LockDiagnostics found = this.diagnostics.get(template);
+		if (found == null) {
+			throw new IllegalArgumentException(template + " was not made by this fixture");
+		}
+		return found;
 	}
 
 	/**
@@ -158,18 +175,6 @@ final class ClusterLocks implements AutoCloseable {
 	static ExecutorService executor(String threadNamePrefix) {
 		AtomicInteger count = new AtomicInteger();
 		return Executors.newCachedThreadPool((task) -> new Thread(task, threadNamePrefix + count.incrementAndGet()));
-	}
-
-	/** How many threads whose name starts with the prefix sleep waiting for a lock. */
-	static long parkedWaiters(String threadNamePrefix) {
-		return Thread.getAllStackTraces()
-			.entrySet()
-			.stream()
-			.filter((entry) -> entry.getKey().getName().startsWith(threadNamePrefix))
-			.filter((entry) -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
-			.filter((entry) -> Arrays.stream(entry.getValue())
-				.anyMatch((frame) -> frame.getClassName().endsWith("ReleaseSubscriptions$Waiter")))
-			.count();
 	}
 
 	@Override

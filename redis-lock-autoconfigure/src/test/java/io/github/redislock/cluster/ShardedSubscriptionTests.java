@@ -17,7 +17,7 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
-import io.github.redislock.engine.SubscriptionStatus;
+import io.github.redislock.SubscriptionStatus;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -99,10 +99,11 @@ class ShardedSubscriptionTests {
 			await().during(SUBSCRIPTION_LINGER.multipliedBy(3))
 				.atMost(SUBSCRIPTION_LINGER.multipliedBy(6))
 				.untilAsserted(() -> assertThat(List.of(subscribers(cli, ClusterLocks.releaseChannel(name)),
-						(long) this.template.engine().subscribedChannelCount()))
+						(long) this.locks.diagnostics(this.template).subscribedChannelCount()))
 					.as("subscribers on the primary, channels in the engine")
 					.containsExactly(0L, 0L));
-			assertThat(this.template.engine().subscriptionStatus()).isNotEqualTo(SubscriptionStatus.DISCONNECTED);
+			assertThat(this.locks.diagnostics(this.template).subscriptionStatus())
+				.isNotEqualTo(SubscriptionStatus.DISCONNECTED);
 		}
 	}
 

@@ -28,6 +28,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -143,7 +144,7 @@ class StalledShardTests {
 			// does not refresh its view of the cluster: it still takes the stalled
 			// primary for a healthy one, yet learns how release messages travel without
 			// waiting for its answer.
-			LockTemplate started = new LockTemplate(connectedBefore, options);
+			LockTemplate started = new LockTemplate(new RedisLockEngine(connectedBefore, options));
 			String late = names.get(3 * LOCKS_PER_PRIMARY + 2);
 			long startedAt = System.nanoTime();
 			started.lock(late).close();

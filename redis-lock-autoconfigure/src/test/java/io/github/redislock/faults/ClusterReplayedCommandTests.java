@@ -21,8 +21,10 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
@@ -46,6 +48,8 @@ class ClusterReplayedCommandTests extends ReplayedCommandContract {
 	private LettuceConnectionFactory connectionFactory;
 
 	private LockTemplate template;
+
+	private LockDiagnostics diagnostics;
 
 	@BeforeAll
 	static void startCluster() {
@@ -107,8 +111,15 @@ class ClusterReplayedCommandTests extends ReplayedCommandContract {
 
 	@Override
 	protected LockTemplate template(LockOptions options) {
-		this.template = new LockTemplate(this.connectionFactory, options);
+		RedisLockEngine engine = new RedisLockEngine(this.connectionFactory, options);
+		this.template = new LockTemplate(engine);
+		this.diagnostics = engine.diagnostics();
 		return this.template;
+	}
+
+	@Override
+	protected LockDiagnostics diagnostics(LockTemplate template) {
+		return this.diagnostics;
 	}
 
 	@Override

@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.redislock.engine.LockObserver;
+import io.github.redislock.LockObserver;
 
 /**
  * Counts, per lock name, the renewals and losses an engine reports, so that tests can

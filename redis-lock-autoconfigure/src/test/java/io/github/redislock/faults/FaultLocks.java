@@ -2,7 +2,9 @@ package io.github.redislock.faults;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
@@ -10,21 +12,27 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.LockDiagnostics;
+import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
-import io.github.redislock.engine.LockObserver;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisSentinels;
 
 /**
- * Lock templates for fault tests, each on a connection factory of its own (a "node"),
- * closed together. Command timeouts are short so that faults surface within seconds.
+ * Lock templates for fault tests, each with an engine and a connection factory of its own
+ * (a "node"), closed together and observed through their engines'
+ * {@linkplain #diagnostics(LockTemplate) diagnostics}. Command timeouts are short so that
+ * faults surface within seconds.
  */
 final class FaultLocks implements AutoCloseable {
 
 	static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	private final Map<LockTemplate, LockDiagnostics> diagnostics = new IdentityHashMap<>();
 
 	/**
 	 * A node that talks to the Redis at the address, such as a {@code FaultProxy}.
@@ -44,9 +52,20 @@ final class FaultLocks implements AutoCloseable {
 	private LockTemplate template(RedisConfiguration configuration, LockOptions options, LockObserver observer) {
 		LettuceConnectionFactory factory = connectionFactory(configuration);
 		this.resources.add(factory::destroy);
-		LockTemplate template = new LockTemplate(factory, options, observer);
+		RedisLockEngine engine = new RedisLockEngine(factory, options, observer);
+		LockTemplate template = new LockTemplate(engine);
 		this.resources.add(template);
+		this.diagnostics.put(template, engine.diagnostics());
 		return template;
+	}
+
+	/** The diagnostics of the engine of a template made here. */
+	LockDiagnostics diagnostics(LockTemplate template) {
+		LockDiagnostics found = this.diagnostics.get(template);
+		if (found == null) {
+			throw new IllegalArgumentException(template + " was not made by this fixture");
+		}
+		return found;
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import io.github.redislock.LockAccessException;
+import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockRequest;
@@ -30,13 +31,17 @@ final class LockAttempts {
 
 	private final LockTemplate template;
 
+	private final LockDiagnostics diagnostics;
+
 	private final LockInspector inspector;
 
 	private final Consumer<String> history;
 
-	LockAttempts(String node, LockTemplate template, LockInspector inspector, Consumer<String> history) {
+	LockAttempts(String node, LockTemplate template, LockDiagnostics diagnostics, LockInspector inspector,
+			Consumer<String> history) {
 		this.node = node;
 		this.template = template;
+		this.diagnostics = diagnostics;
 		this.inspector = inspector;
 		this.history = history;
 	}
@@ -153,7 +158,7 @@ final class LockAttempts {
 	private void recordState(String holdId, String key) {
 		try {
 			this.history
-				.accept(new State(holdId, System.currentTimeMillis(), this.inspector.state(key, this.template.engine()))
+				.accept(new State(holdId, System.currentTimeMillis(), this.inspector.state(key, this.diagnostics))
 					.format());
 		}
 		catch (RuntimeException ex) {

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import io.github.redislock.engine.RedisLockEngine;
+import io.github.redislock.LockDiagnostics;
 
 /**
  * Looks into Redis when an acquisition of a node timed out. Finds whether a grant of the
@@ -101,10 +101,10 @@ final class LockInspector {
 	 * Describes the lock in Redis (holder, fair queue with deadlines, read/write holders
 	 * and writer intent, with times to live) and in the engine, as evidence.
 	 * @param key the lock name
-	 * @param engine the node's engine
+	 * @param engine the diagnostics of the node's engine
 	 * @return the description
 	 */
-	String state(String key, RedisLockEngine engine) {
+	String state(String key, LockDiagnostics engine) {
 		String base = NemesisSettings.KEY_PREFIX + "{" + key + "}";
 		StringBuilder state = new StringBuilder();
 		for (String suffix : List.of("", ":queue", ":queue:deadlines", ":rw", ":rw:writer")) {

@@ -29,6 +29,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 
 /**
@@ -82,13 +83,14 @@ final class NemesisNode {
 			}
 		};
 		String[] control = args.get("control").split(":");
-		try (LockTemplate template = new LockTemplate(lockFactory,
+		RedisLockEngine engine = new RedisLockEngine(lockFactory,
 				LockOptions.defaults().withWatchdog(NemesisSettings.LEASE, NemesisSettings.RENEW_INTERVAL));
+		try (LockTemplate template = new LockTemplate(engine);
 				RedisCli cli = new RedisCli(control[0], Integer.parseInt(control[1]), Duration.ofSeconds(70))) {
 			String instanceId = instanceId(template, direct, name);
 			history.accept("I " + name + " " + instanceId);
 			LockInspector inspector = new LockInspector(direct, instanceId);
-			LockAttempts attempts = new LockAttempts(name, template, inspector, history);
+			LockAttempts attempts = new LockAttempts(name, template, engine.diagnostics(), inspector, history);
 			print("READY " + name);
 			if (cli.command("BLPOP", NemesisSettings.START, "60") == null) {
 				throw new IllegalStateException("No start token within 60 seconds");

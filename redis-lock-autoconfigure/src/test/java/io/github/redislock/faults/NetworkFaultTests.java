@@ -121,7 +121,7 @@ class NetworkFaultTests {
 		this.proxy.blackhole();
 		await().atMost(lease.plus(COMMAND_TIMEOUT).plus(MARGIN)).until(() -> this.observer.losses("job") == 1);
 		assertThat(handle.isHeld()).isFalse();
-		assertThat(holder.engine().renewedCount()).isZero();
+		assertThat(this.locks.diagnostics(holder).renewedCount()).isZero();
 		try (LockHandle successor = rival.lock(LockRequest.of("job").waitTime(Duration.ofSeconds(5)))) {
 			String successorOwner = this.cli.get("redis-lock:{job}");
 			assertThat(successor.fencingToken()).isGreaterThan(handle.fencingToken());
@@ -214,9 +214,10 @@ class NetworkFaultTests {
 		CompletableFuture<LockHandle> waiter = CompletableFuture
 			.supplyAsync(() -> waiterNode.lock(LockRequest.of("busy").waitTime(waitTime)), this.executor);
 		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(List.of(waiterNode.engine().waiterCount(), subscribers("busy")))
-				.as("waiters in the engine, subscribers on the server")
-				.containsExactly(1, 1L));
+			.untilAsserted(
+					() -> assertThat(List.of(this.locks.diagnostics(waiterNode).waiterCount(), subscribers("busy")))
+						.as("waiters in the engine, subscribers on the server")
+						.containsExactly(1, 1L));
 		this.proxy.blackhole();
 		assertThatExceptionOfType(ExecutionException.class)
 			.isThrownBy(
@@ -226,19 +227,19 @@ class NetworkFaultTests {
 			.withMessageContaining("'busy'");
 		assertThat(Duration.ofNanos(System.nanoTime() - start))
 			.isLessThanOrEqualTo(waitTime.plus(COMMAND_TIMEOUT).plus(MARGIN));
-		assertThat(waiterNode.engine().heldCount()).isZero();
-		assertThat(waiterNode.engine().waiterCount()).isZero();
+		assertThat(this.locks.diagnostics(waiterNode).heldCount()).isZero();
+		assertThat(this.locks.diagnostics(waiterNode).waiterCount()).isZero();
 		// Unanswered, the unsubscription and a background release each take a command
 		// timeout on the engine's one thread.
 		await().atMost(SUBSCRIPTION_LINGER.plus(COMMAND_TIMEOUT.multipliedBy(2)).plus(MARGIN))
-			.until(() -> waiterNode.engine().subscribedChannelCount() == 0);
+			.until(() -> this.locks.diagnostics(waiterNode).subscribedChannelCount() == 0);
 		this.proxy.pass();
 		await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("busy") == 0);
 		held.close();
 		try (LockHandle next = third.lock(LockRequest.of("busy").waitTime(Duration.ZERO))) {
 			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 		}
-		assertThat(waiterNode.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(waiterNode).heldCount()).isZero();
 	}
 
 	/**
@@ -312,7 +313,7 @@ class NetworkFaultTests {
 		}
 		assertThat(acquired).as("attempts that returned a handle").isLessThan(attempts);
 		assertThat(grantedButFailed).as("attempts that Redis granted but whose client saw a failure").isPositive();
-		assertThat(node.engine().heldCount()).isZero();
+		assertThat(this.locks.diagnostics(node).heldCount()).isZero();
 	}
 
 	/** A node behind the proxy, connected, whose engine reports to the observer. */

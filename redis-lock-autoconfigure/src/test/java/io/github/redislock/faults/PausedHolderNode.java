@@ -10,6 +10,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 
 /**
  * Main class of a JVM that takes a lock renewed by the watchdog and holds it until its
@@ -32,8 +33,8 @@ final class PausedHolderNode {
 		Duration renewInterval = Duration.ofMillis(Long.parseLong(args[4]));
 		LettuceConnectionFactory factory = FaultLocks
 			.connectionFactory(new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])));
-		try (LockTemplate template = new LockTemplate(factory,
-				LockOptions.defaults().withWatchdog(lease, renewInterval))) {
+		try (LockTemplate template = new LockTemplate(
+				new RedisLockEngine(factory, LockOptions.defaults().withWatchdog(lease, renewInterval)))) {
 			// Connected and the scripts loaded before the lock is taken, as in a running
 			// application: a cold first acquisition can outlast a short lease (see
 			// NetworkFaultTests#slowGrantIsRenewedBeforeItsLeaseRunsOut).

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.LockAccessException;
+import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockMode;
 import io.github.redislock.LockOptions;
@@ -51,6 +52,9 @@ abstract class ReplayedCommandContract {
 
 	/** A template whose connections all go through {@link #proxies()}. */
 	protected abstract LockTemplate template(LockOptions options);
+
+	/** The diagnostics of the engine of a template made by {@link #template}. */
+	protected abstract LockDiagnostics diagnostics(LockTemplate template);
 
 	/** The proxies between the template and every Redis server. */
 	protected abstract List<FaultProxy> proxies();
@@ -118,7 +122,7 @@ abstract class ReplayedCommandContract {
 						String lockKey = PREFIX + "{" + key + "}";
 						failures.add(new AssertionError("Timed out on " + key + " held by "
 								+ command(lockKey, "GET", lockKey) + " for " + command(lockKey, "PTTL", lockKey)
-								+ " ms more; this JVM holds " + template.engine().snapshot(), ex));
+								+ " ms more; this JVM holds " + diagnostics(template).snapshot(), ex));
 					}
 					catch (Throwable ex) {
 						failures.add(ex);

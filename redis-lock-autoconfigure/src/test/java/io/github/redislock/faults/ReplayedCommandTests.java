@@ -5,6 +5,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
+import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.test.FaultProxy;
@@ -42,6 +43,11 @@ class ReplayedCommandTests extends ReplayedCommandContract {
 	@Override
 	protected LockTemplate template(LockOptions options) {
 		return this.locks.template(this.proxy.host(), this.proxy.port(), options, new CountingObserver());
+	}
+
+	@Override
+	protected LockDiagnostics diagnostics(LockTemplate template) {
+		return this.locks.diagnostics(template);
 	}
 
 	@Override

@@ -166,7 +166,8 @@ class SentinelLockTests {
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(
 				() -> waiterNode.lock(LockRequest.of("awaited").waitTime(Duration.ofSeconds(20))), this.executor);
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> waiterNode.engine().waiterCount() == 1 && waiterNode.engine().subscribedChannelCount() == 1);
+			.until(() -> this.locks.diagnostics(waiterNode).waiterCount() == 1
+					&& this.locks.diagnostics(waiterNode).subscribedChannelCount() == 1);
 		long released = System.nanoTime();
 		held.close();
 		try (LockHandle granted = waiter.get(10, TimeUnit.SECONDS)) {
@@ -218,7 +219,7 @@ class SentinelLockTests {
 			assertThat(this.observer.renewals("renewed")).isGreaterThanOrEqualTo(5);
 			assertThat(other.tryLock("renewed", Duration.ZERO)).isEmpty();
 		}
-		assertThat(node.engine().renewedCount()).isZero();
+		assertThat(this.locks.diagnostics(node).renewedCount()).isZero();
 		assertThat(this.primary.get("redis-lock:{renewed}")).isNull();
 	}
 

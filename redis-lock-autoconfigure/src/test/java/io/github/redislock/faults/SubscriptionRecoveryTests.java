@@ -15,7 +15,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
-import io.github.redislock.engine.SubscriptionStatus;
+import io.github.redislock.SubscriptionStatus;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -94,9 +94,10 @@ class SubscriptionRecoveryTests {
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(
 				() -> waiterNode.lock(LockRequest.of("busy").waitTime(HOLDER_LEASE.multipliedBy(2))), this.executor);
 		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(List.of(waiterNode.engine().waiterCount(), subscribers("busy")))
-				.as("waiters in the engine, subscribers on the server")
-				.containsExactly(1, 1L));
+			.untilAsserted(
+					() -> assertThat(List.of(this.locks.diagnostics(waiterNode).waiterCount(), subscribers("busy")))
+						.as("waiters in the engine, subscribers on the server")
+						.containsExactly(1, 1L));
 		leaveAnIdleChannel(waiterNode, holder);
 		// The sweep unsubscribes the idle channel a second later; its reply comes too
 		// late.
@@ -111,7 +112,7 @@ class SubscriptionRecoveryTests {
 		assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).as("time from release to grant")
 			.isLessThan(SUBSCRIPTION_LINGER.plus(COMMAND_TIMEOUT).plus(MARGIN));
 		assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
-		assertThat(waiterNode.engine().subscriptionStatus()).isEqualTo(SubscriptionStatus.CONNECTED);
+		assertThat(this.locks.diagnostics(waiterNode).subscriptionStatus()).isEqualTo(SubscriptionStatus.CONNECTED);
 		granted.close();
 	}
 
@@ -133,9 +134,10 @@ class SubscriptionRecoveryTests {
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(
 				() -> waiterNode.lock(LockRequest.of("busy").waitTime(HOLDER_LEASE.multipliedBy(2))), this.executor);
 		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(List.of(waiterNode.engine().waiterCount(), subscribers("busy")))
-				.as("waiters in the engine, subscribers on the server")
-				.containsExactly(1, 1L));
+			.untilAsserted(
+					() -> assertThat(List.of(this.locks.diagnostics(waiterNode).waiterCount(), subscribers("busy")))
+						.as("waiters in the engine, subscribers on the server")
+						.containsExactly(1, 1L));
 		try {
 			// Only the engine's control channel stays allowed.
 			this.cli.command("ACL", "SETUSER", "default", "resetchannels", "&redis-lock:subscription");
@@ -143,14 +145,15 @@ class SubscriptionRecoveryTests {
 				.alias("Lettuce reconnected and its subscribe was refused")
 				.until(() -> ((String) this.cli.command("CLIENT", "LIST")).lines()
 					.anyMatch((client) -> client.contains(" sub=0 ") && client.contains(" cmd=subscribe ")));
-			assertThat(waiterNode.engine().subscriptionStatus()).isEqualTo(SubscriptionStatus.DISCONNECTED);
+			assertThat(this.locks.diagnostics(waiterNode).subscriptionStatus())
+				.isEqualTo(SubscriptionStatus.DISCONNECTED);
 		}
 		finally {
 			this.cli.command("ACL", "SETUSER", "default", "allchannels");
 		}
 		await().atMost(SUBSCRIPTION_LINGER.plus(COMMAND_TIMEOUT).plus(MARGIN))
 			.until(() -> subscribers("busy") == 1
-					&& waiterNode.engine().subscriptionStatus() == SubscriptionStatus.CONNECTED);
+					&& this.locks.diagnostics(waiterNode).subscriptionStatus() == SubscriptionStatus.CONNECTED);
 		long releasedAt = System.nanoTime();
 		held.close();
 		LockHandle granted = waiter.get(HOLDER_LEASE.toMillis(), TimeUnit.MILLISECONDS);

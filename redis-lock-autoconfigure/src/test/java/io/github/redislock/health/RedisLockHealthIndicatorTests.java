@@ -14,9 +14,11 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -41,6 +43,8 @@ class RedisLockHealthIndicatorTests {
 
 	private LockTemplate template;
 
+	private LockDiagnostics diagnostics;
+
 	private LockTemplate holder;
 
 	private RedisLockHealthIndicator indicator;
@@ -50,9 +54,11 @@ class RedisLockHealthIndicatorTests {
 		this.proxy = FaultProxy.start(server.host(), server.port());
 		this.proxiedFactory = connectionFactory(this.proxy.host(), this.proxy.port());
 		this.directFactory = connectionFactory(server.host(), server.port());
-		this.template = new LockTemplate(this.proxiedFactory);
-		this.holder = new LockTemplate(this.directFactory);
-		this.indicator = new RedisLockHealthIndicator(this.template.engine());
+		RedisLockEngine engine = new RedisLockEngine(this.proxiedFactory);
+		this.template = new LockTemplate(engine);
+		this.diagnostics = engine.diagnostics();
+		this.holder = new LockTemplate(new RedisLockEngine(this.directFactory));
+		this.indicator = new RedisLockHealthIndicator(this.diagnostics);
 	}
 
 	@AfterEach
@@ -115,7 +121,7 @@ class RedisLockHealthIndicatorTests {
 		CompletableFuture<Optional<LockHandle>> waiter = CompletableFuture
 			.supplyAsync(() -> this.template.tryLock("order:3", Duration.ofMinutes(1)));
 		try {
-			await().atMost(Duration.ofSeconds(5)).until(() -> this.template.engine().waiterCount() == 1);
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.diagnostics.waiterCount() == 1);
 			waitOnce();
 			assertThat(this.indicator.health(true).getStatus()).isEqualTo(Status.UP);
 			// The idle channel is unsubscribed a second later; the reply comes too late.

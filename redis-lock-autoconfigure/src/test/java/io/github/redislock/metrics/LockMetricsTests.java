@@ -21,6 +21,7 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.observation.LockNames;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
@@ -73,9 +74,10 @@ class LockMetricsTests {
 				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.template = new LockTemplate(this.connectionFactory, OPTIONS,
+		RedisLockEngine engine = new RedisLockEngine(this.connectionFactory, OPTIONS,
 				new LockMetricsObserver(this.registry, LockNames.defaults()));
-		new LockEngineMetrics(this.template.engine()).bindTo(this.registry);
+		this.template = new LockTemplate(engine);
+		new LockEngineMetrics(engine.diagnostics()).bindTo(this.registry);
 		this.cli = server.cli();
 		this.executor = Executors.newCachedThreadPool();
 		// Connects and loads the scripts under a lease that a slow first connection

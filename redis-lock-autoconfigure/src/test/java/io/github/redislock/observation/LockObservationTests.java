@@ -16,6 +16,7 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -47,9 +48,9 @@ class LockObservationTests {
 				new RedisStandaloneConfiguration(server.host(), server.port()));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.template = new LockTemplate(this.connectionFactory, LockOptions.defaults(),
-				new ObservationLockObserver(this.registry));
-		this.otherNode = new LockTemplate(this.connectionFactory);
+		this.template = new LockTemplate(new RedisLockEngine(this.connectionFactory, LockOptions.defaults(),
+				new ObservationLockObserver(this.registry)));
+		this.otherNode = new LockTemplate(new RedisLockEngine(this.connectionFactory));
 		this.cli = server.cli();
 	}
 
@@ -128,8 +129,9 @@ class LockObservationTests {
 
 	@Test
 	void keyIsAHighCardinalityValueOnlyWhenAsked() {
-		try (LockTemplate template = new LockTemplate(this.connectionFactory, LockOptions.defaults(),
-				new ObservationLockObserver(this.registry, new LockNames(Pattern.compile("\\d+")), true))) {
+		try (LockTemplate template = new LockTemplate(
+				new RedisLockEngine(this.connectionFactory, LockOptions.defaults(),
+						new ObservationLockObserver(this.registry, new LockNames(Pattern.compile("\\d+")), true)))) {
 			template.run("tenant-a:order:42", () -> {
 			});
 		}

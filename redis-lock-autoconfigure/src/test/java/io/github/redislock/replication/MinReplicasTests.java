@@ -2,7 +2,9 @@ package io.github.redislock.replication;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
@@ -13,11 +15,13 @@ import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotReplicatedException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisSentinels;
 import io.github.redislock.test.RedisServer;
@@ -45,6 +49,8 @@ class MinReplicasTests {
 	private static final Duration LEASE = Duration.ofMinutes(1);
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	private final Map<LockTemplate, LockDiagnostics> diagnostics = new IdentityHashMap<>();
 
 	private RedisSentinels group;
 
@@ -79,7 +85,7 @@ class MinReplicasTests {
 		try (RedisCli primary = this.group.primary().cli()) {
 			assertThat(primary.keys("redis-lock:{invoice:2}*")).doesNotContain("redis-lock:{invoice:2}");
 		}
-		assertThat(safe.engine().heldCount()).isZero();
+		assertThat(this.diagnostics.get(safe).heldCount()).isZero();
 		this.group.replica().resume();
 		try (LockHandle handle = safe.lock("invoice:2")) {
 			assertThat(handle.isHeld()).isTrue();
@@ -149,8 +155,8 @@ class MinReplicasTests {
 	@Test
 	void replicationTimeoutMustBeShorterThanTheCommandTimeout() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new LockTemplate(factory(),
-					LockOptions.defaults().withMinReplicas(1, COMMAND_TIMEOUT.plusMillis(1))))
+			.isThrownBy(() -> new LockTemplate(new RedisLockEngine(factory(),
+					LockOptions.defaults().withMinReplicas(1, COMMAND_TIMEOUT.plusMillis(1)))))
 			.withMessageContaining("redis-lock.replication-timeout")
 			.withMessageContaining("spring.data.redis.timeout");
 	}
@@ -170,9 +176,11 @@ class MinReplicasTests {
 	}
 
 	private LockTemplate template(int minReplicas) {
-		LockTemplate template = new LockTemplate(factory(),
+		RedisLockEngine engine = new RedisLockEngine(factory(),
 				LockOptions.defaults().withMinReplicas(minReplicas, REPLICATION_TIMEOUT));
+		LockTemplate template = new LockTemplate(engine);
 		this.resources.add(template);
+		this.diagnostics.put(template, engine.diagnostics());
 		return template;
 	}
 

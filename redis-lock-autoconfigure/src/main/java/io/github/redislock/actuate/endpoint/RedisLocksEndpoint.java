@@ -10,8 +10,8 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
-import io.github.redislock.engine.LockSnapshot;
-import io.github.redislock.engine.RedisLockEngine;
+import io.github.redislock.LockDiagnostics;
+import io.github.redislock.LockSnapshot;
 
 /**
  * {@link Endpoint @Endpoint} that lists the locks this instance holds and the locks its
@@ -23,14 +23,15 @@ import io.github.redislock.engine.RedisLockEngine;
 @Endpoint(id = "redislocks")
 public class RedisLocksEndpoint {
 
-	private final RedisLockEngine engine;
+	private final LockDiagnostics diagnostics;
 
 	/**
-	 * Create an endpoint for the given engine.
-	 * @param engine the engine, such as {@code lockTemplate.engine()}
+	 * Create an endpoint for an engine.
+	 * @param diagnostics the engine's diagnostics, such as
+	 * {@code lockEngine.diagnostics()}
 	 */
-	public RedisLocksEndpoint(RedisLockEngine engine) {
-		this.engine = engine;
+	public RedisLocksEndpoint(LockDiagnostics diagnostics) {
+		this.diagnostics = diagnostics;
 	}
 
 	/**
@@ -39,7 +40,7 @@ public class RedisLocksEndpoint {
 	 */
 	@ReadOperation
 	public RedisLocksDescriptor locks() {
-		LockSnapshot snapshot = this.engine.snapshot();
+		LockSnapshot snapshot = this.diagnostics.snapshot();
 		List<HeldLockDescriptor> held = snapshot.held()
 			.stream()
 			.map((lock) -> new HeldLockDescriptor(lock.key(), lock.thread(), lock.heldSince(),
@@ -50,7 +51,7 @@ public class RedisLocksEndpoint {
 			.map((lock) -> new AwaitedLockDescriptor(lock.key(), lock.waiters()))
 			.toList();
 		return new RedisLocksDescriptor(held, awaited,
-				this.engine.subscriptionStatus().name().toLowerCase(Locale.ROOT));
+				this.diagnostics.subscriptionStatus().name().toLowerCase(Locale.ROOT));
 	}
 
 	/**

@@ -8,7 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
-import io.github.redislock.LockTemplate;
+import io.github.redislock.LockEngine;
 import io.github.redislock.actuate.endpoint.RedisLocksEndpoint;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 
@@ -26,9 +26,9 @@ public final class RedisLocksEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnSingleCandidate(LockTemplate.class)
-	RedisLocksEndpoint redisLocksEndpoint(LockTemplate lockTemplate) {
-		return new RedisLocksEndpoint(lockTemplate.engine());
+	@ConditionalOnSingleCandidate(LockEngine.class)
+	RedisLocksEndpoint redisLocksEndpoint(LockEngine lockEngine) {
+		return new RedisLocksEndpoint(lockEngine.diagnostics());
 	}
 
 }

@@ -1,5 +1,7 @@
 /**
- * Auto-configuration of redis-lock's Actuator endpoint.
+ * Auto-configuration of the Actuator endpoint, for the {@code LockEngine} bean. It
+ * imports {@code autoconfigure}, {@code actuate.endpoint}, the root package's
+ * {@code LockEngine} and Spring Boot Actuator's auto-configuration.
  */
 @NullMarked
 package io.github.redislock.autoconfigure.endpoint;

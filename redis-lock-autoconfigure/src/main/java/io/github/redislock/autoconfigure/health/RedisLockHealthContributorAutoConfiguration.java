@@ -12,32 +12,32 @@ import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
-import io.github.redislock.LockTemplate;
+import io.github.redislock.LockEngine;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.health.RedisLockHealthIndicator;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of the
- * {@link RedisLockHealthIndicator} of each {@link LockTemplate}, reported as
+ * {@link RedisLockHealthIndicator} of each {@link LockEngine}, reported as
  * {@code redisLock}. {@code management.health.redislock.enabled=false} turns it off.
  *
  * @author redis-lock
  */
 @AutoConfiguration(after = RedisLockAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
-@ConditionalOnBean(LockTemplate.class)
+@ConditionalOnBean(LockEngine.class)
 @ConditionalOnEnabledHealthIndicator("redislock")
 public final class RedisLockHealthContributorAutoConfiguration
-		extends CompositeHealthContributorConfiguration<RedisLockHealthIndicator, LockTemplate> {
+		extends CompositeHealthContributorConfiguration<RedisLockHealthIndicator, LockEngine> {
 
 	RedisLockHealthContributorAutoConfiguration() {
-		super((lockTemplate) -> new RedisLockHealthIndicator(lockTemplate.engine()));
+		super((lockEngine) -> new RedisLockHealthIndicator(lockEngine.diagnostics()));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(name = { "redisLockHealthIndicator", "redisLockHealthContributor" })
 	HealthContributor redisLockHealthContributor(ConfigurableListableBeanFactory beanFactory) {
-		return createContributor(beanFactory, LockTemplate.class);
+		return createContributor(beanFactory, LockEngine.class);
 	}
 
 }

@@ -11,7 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
-import io.github.redislock.LockTemplate;
+import io.github.redislock.LockEngine;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockProperties;
 import io.github.redislock.metrics.LockEngineMetrics;
@@ -19,8 +19,8 @@ import io.github.redislock.metrics.LockMetricsObserver;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of redis-lock's meters in the
- * application's {@link MeterRegistry}: gauges of the {@link LockTemplate}'s held locks
- * and waiting threads ({@link LockEngineMetrics}), counters of renewals and losses
+ * application's {@link MeterRegistry}: gauges of the {@link LockEngine}'s held locks and
+ * waiting threads ({@link LockEngineMetrics}), counters of renewals and losses
  * ({@link LockMetricsObserver}). {@code redis-lock.observations.metrics.enabled=false}
  * turns it off.
  *
@@ -42,9 +42,9 @@ public final class RedisLockMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnSingleCandidate(LockTemplate.class)
-	LockEngineMetrics lockEngineMetrics(LockTemplate lockTemplate) {
-		return new LockEngineMetrics(lockTemplate.engine());
+	@ConditionalOnSingleCandidate(LockEngine.class)
+	LockEngineMetrics lockEngineMetrics(LockEngine lockEngine) {
+		return new LockEngineMetrics(lockEngine.diagnostics());
 	}
 
 }

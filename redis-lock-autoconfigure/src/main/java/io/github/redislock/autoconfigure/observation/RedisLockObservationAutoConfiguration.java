@@ -21,8 +21,8 @@ import io.github.redislock.observation.ObservationLockObserver;
  * {@link EnableAutoConfiguration Auto-configuration} of the
  * {@link ObservationLockObserver}: lock acquisitions and holds recorded as observations
  * of the application's {@link ObservationRegistry}, which the auto-configured
- * {@code LockTemplate} reports to. {@code redis-lock.observations.enabled=false} turns it
- * off.
+ * {@code RedisLockEngine} reports to. {@code redis-lock.observations.enabled=false} turns
+ * it off.
  *
  * @author redis-lock
  */

@@ -20,6 +20,7 @@ import io.github.redislock.LockTemplate;
 import io.github.redislock.actuate.endpoint.RedisLocksEndpoint.AwaitedLockDescriptor;
 import io.github.redislock.actuate.endpoint.RedisLocksEndpoint.HeldLockDescriptor;
 import io.github.redislock.actuate.endpoint.RedisLocksEndpoint.RedisLocksDescriptor;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
@@ -46,8 +47,9 @@ class RedisLocksEndpointTests {
 				new RedisStandaloneConfiguration(server.host(), server.port()));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.template = new LockTemplate(this.connectionFactory);
-		this.endpoint = new RedisLocksEndpoint(this.template.engine());
+		RedisLockEngine engine = new RedisLockEngine(this.connectionFactory);
+		this.template = new LockTemplate(engine);
+		this.endpoint = new RedisLocksEndpoint(engine.diagnostics());
 		this.executor = Executors.newCachedThreadPool();
 	}
 

@@ -17,7 +17,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import io.github.redislock.DistributedLock;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
-import io.github.redislock.engine.LockObserver;
+import io.github.redislock.LockObserver;
 import io.github.redislock.metrics.LockEngineMetrics;
 import io.github.redislock.metrics.LockMetricsObserver;
 import io.github.redislock.observation.DefaultLockAcquireObservationConvention;

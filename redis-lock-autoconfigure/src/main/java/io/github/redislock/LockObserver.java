@@ -1,12 +1,12 @@
-package io.github.redislock.engine;
+package io.github.redislock;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * Told what the {@link RedisLockEngine} does with locks: acquisitions, holds, renewals
- * and losses, for metrics and traces. Every method does nothing by default; implement
- * those you need. An engine without an observer makes none of these calls and computes
- * none of their arguments.
+ * Told what a {@link LockEngine} does with locks: acquisitions, holds, renewals and
+ * losses, for metrics and traces. Every method does nothing by default; implement those
+ * you need. An engine without an observer makes none of these calls and computes none of
+ * their arguments.
  *
  * <p>
  * An acquisition that reaches Redis (or waits) is {@linkplain #acquireStarted started}

@@ -1,11 +1,11 @@
-package io.github.redislock.engine;
+package io.github.redislock;
 
 /**
  * The state of the connection on which an engine receives release messages, which wake
  * its waiting threads as soon as a lock is released.
  *
  * @author redis-lock
- * @see RedisLockEngine#subscriptionStatus()
+ * @see LockDiagnostics#subscriptionStatus()
  */
 public enum SubscriptionStatus {
 

@@ -1,9 +1,7 @@
-package io.github.redislock.engine;
+package io.github.redislock;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -15,30 +13,9 @@ import org.jspecify.annotations.Nullable;
  * @param held the locks held through the engine, by lock name
  * @param awaited the locks that threads of the engine wait for, by lock name
  * @author redis-lock
- * @see RedisLockEngine#snapshot()
+ * @see LockDiagnostics#snapshot()
  */
 public record LockSnapshot(List<HeldLock> held, List<AwaitedLock> awaited) {
-
-	/**
-	 * Take a snapshot of the given holds and waiters: one walk of each.
-	 */
-	static LockSnapshot of(Collection<LockHold> holds, ReleaseSubscriptions subscriptions, LockKeys keys) {
-		long now = System.nanoTime();
-		List<HeldLock> held = new ArrayList<>(holds.size());
-		for (LockHold hold : holds) {
-			if (!hold.isReleased()) {
-				Thread owner = hold.ownerThread();
-				LockLease lease = hold.lease();
-				held.add(new HeldLock(hold.key(), (owner != null) ? owner.getName() : null,
-						Instant.ofEpochMilli(hold.acquiredAtMillis()), Duration.ofNanos(lease.expiresAtNanos() - now),
-						lease.isRenewed(), hold.fencingToken(), lease.isLost()));
-			}
-		}
-		List<AwaitedLock> awaited = new ArrayList<>();
-		subscriptions.forEachWaited(
-				(channel, waiters) -> awaited.add(new AwaitedLock(keys.nameOfReleaseChannel(channel), waiters)));
-		return new LockSnapshot(List.copyOf(held), List.copyOf(awaited));
-	}
 
 	/**
 	 * A lock held through the engine.

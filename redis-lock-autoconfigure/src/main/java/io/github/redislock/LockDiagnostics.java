@@ -1,0 +1,66 @@
+package io.github.redislock;
+
+/**
+ * What a {@link LockEngine} holds and waits for now, read by the health indicator, the
+ * metrics and the Actuator endpoint, and by tests that must know a waiter is asleep. Each
+ * reading walks the engine's holds or subscribed channels: meant for gauges and
+ * diagnostics, not for every lock call. Readings are a moment's view and may be stale as
+ * soon as they are returned.
+ *
+ * @author redis-lock
+ * @see LockEngine#diagnostics()
+ */
+public interface LockDiagnostics {
+
+	/**
+	 * Return how many locks this JVM holds through the engine now.
+	 * @return the number of held locks
+	 */
+	int heldCount();
+
+	/**
+	 * Return how many leases the watchdog renews now.
+	 * @return the number of renewed holds
+	 */
+	int renewedCount();
+
+	/**
+	 * Return how many threads wait for locks through the engine now. A thread counts from
+	 * the moment it joins its lock's waiters, before its first attempt after subscribing,
+	 * so it may not be asleep yet: see {@link #sleepingWaiterCount()}.
+	 * @return the number of waiting threads
+	 */
+	int waiterCount();
+
+	/**
+	 * Return how many waiting threads are asleep now, parked until a release message, a
+	 * hand-over, the holder's lease end or their wait time wakes them. A thread counts
+	 * from just before it parks until it wakes; one that is trying Redis or about to park
+	 * does not.
+	 * @return the number of sleeping waiters
+	 */
+	int sleepingWaiterCount();
+
+	/**
+	 * Return how many lock channels are subscribed for waiters now; a channel is
+	 * unsubscribed about a second after its last waiter left.
+	 * @return the number of subscribed lock channels
+	 */
+	int subscribedChannelCount();
+
+	/**
+	 * Return the state of the connection that receives release messages. While it is
+	 * {@linkplain SubscriptionStatus#DISCONNECTED disconnected}, waiting threads wake
+	 * only when leases run out.
+	 * @return the subscription status
+	 */
+	SubscriptionStatus subscriptionStatus();
+
+	/**
+	 * Return the locks the engine holds and the locks its threads wait for now, by lock
+	 * name.
+	 * @return a snapshot of the held and awaited locks
+	 */
+	LockSnapshot snapshot();
+
+}
