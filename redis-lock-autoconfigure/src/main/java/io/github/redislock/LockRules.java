@@ -31,10 +31,10 @@ public final class LockRules {
 	}
 
 	/**
-	 * Lock key: neither {@code null} nor blank, and not beginning with {@code '}'}. The
-	 * key goes inside a Redis Cluster hash tag ({@code prefix{key}}); a leading
-	 * {@code '}'} would close that tag at once, leaving it empty, so that the lock's keys
-	 * would scatter over several slots.
+	 * Lock key: neither {@code null} nor blank, and not beginning with <code>'}'</code>.
+	 * The key goes inside a Redis Cluster hash tag ({@code prefix{key}}); a leading
+	 * <code>'}'</code> would close that tag at once, leaving it empty, so that the lock's
+	 * keys would scatter over several slots.
 	 * @param key the lock name
 	 * @return the violation, or {@code null} if the key is valid
 	 */
@@ -66,8 +66,8 @@ public final class LockRules {
 	}
 
 	/**
-	 * Key prefix: neither {@code null} nor blank, and without {@code '{'} or {@code '}'},
-	 * which would break the hash tag that follows it.
+	 * Key prefix: neither {@code null} nor blank, and without <code>'{'</code> or
+	 * <code>'}'</code>, which would break the hash tag that follows it.
 	 * @param keyPrefix the prefix
 	 * @return the violation, or {@code null} if the prefix is valid
 	 */

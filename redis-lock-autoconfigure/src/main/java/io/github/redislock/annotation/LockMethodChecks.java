@@ -2,7 +2,6 @@ package io.github.redislock.annotation;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -112,8 +111,9 @@ final class LockMethodChecks {
 
 	/**
 	 * Check a key template that is the same on every call where it would break
-	 * {@link LockRules#key}: blank, or beginning with {@code '}'}, which no expression
-	 * after it can change. Keys built from expressions are checked when they are built.
+	 * {@link LockRules#key}: blank, or beginning with <code>'}'</code>, which no
+	 * expression after it can change. Keys built from expressions are checked when they
+	 * are built.
 	 */
 	void key(String template) {
 		Violation violation = LockRules.key(template);
@@ -123,10 +123,13 @@ final class LockMethodChecks {
 		}
 	}
 
-	/** Check a wait or lease time, as written and as parsed, against its rule. */
-	void duration(String attribute, String value, Duration duration) {
-		Violation violation = attribute.equals("waitTime") ? LockRules.waitTime(duration)
-				: LockRules.leaseTime(duration);
+	/**
+	 * Check a wait or lease time against its rule.
+	 * @param attribute the attribute, {@code waitTime} or {@code leaseTime}
+	 * @param value the attribute as written, placeholders unresolved
+	 * @param violation what {@link LockRules} says of the parsed duration
+	 */
+	void duration(String attribute, String value, @Nullable Violation violation) {
 		if (violation != null) {
 			throw violated(attribute + " = \"" + value + "\"", violation);
 		}

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -24,6 +25,8 @@ import org.springframework.util.StringValueResolver;
 
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
+import io.github.redislock.LockRules;
+import io.github.redislock.LockRules.Violation;
 import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 
 /**
@@ -68,8 +71,8 @@ final class LockMethodSpecFactory {
 			checks.key(template);
 			keys.add(this.evaluator.get().parse(template, method, beanClass));
 		}
-		Duration waitTime = duration(lock.waitTime(), "waitTime", checks);
-		Duration leaseTime = duration(lock.leaseTime(), "leaseTime", checks);
+		Duration waitTime = duration(lock.waitTime(), "waitTime", LockRules::waitTime, checks);
+		Duration leaseTime = duration(lock.leaseTime(), "leaseTime", LockRules::leaseTime, checks);
 		checks.mode(lock);
 		Method fallback = fallback(lock, method, targetClass);
 		checks.fallback(lock, fallback);
@@ -92,7 +95,8 @@ final class LockMethodSpecFactory {
 		return new LinkedHashSet<>(Arrays.asList(lock.key()));
 	}
 
-	private @Nullable Duration duration(String value, String attribute, LockMethodChecks checks) {
+	private @Nullable Duration duration(String value, String attribute, Function<Duration, @Nullable Violation> rule,
+			LockMethodChecks checks) {
 		if (!StringUtils.hasText(value)) {
 			return null;
 		}
@@ -111,7 +115,7 @@ final class LockMethodSpecFactory {
 		catch (RuntimeException ex) {
 			throw checks.notADuration(attribute, value, ex);
 		}
-		checks.duration(attribute, value, duration);
+		checks.duration(attribute, value, rule.apply(duration));
 		return duration;
 	}
 
