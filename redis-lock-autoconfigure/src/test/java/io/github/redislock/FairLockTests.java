@@ -285,7 +285,7 @@ class FairLockTests {
 	}
 
 	private void awaitQueueLength(int length) {
-		await().atMost(Duration.ofSeconds(10)).until(() -> queueLength() == length);
+		await().atMost(Duration.ofSeconds(30)).until(() -> queueLength() == length);
 	}
 
 	@SuppressWarnings("unchecked")

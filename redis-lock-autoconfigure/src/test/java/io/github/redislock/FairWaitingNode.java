@@ -34,6 +34,9 @@ final class FairWaitingNode {
 		factory.afterPropertiesSet();
 		factory.start();
 		LockTemplate template = new LockTemplate(factory, LockOptions.defaults());
+		// A first fair lock connects, loads the scripts and the classes of its path: done
+		// here, it does not eat into the wait of the first command on a busy machine.
+		template.lock(LockRequest.of(key + ":warm-up").fair(true)).close();
 		try (RedisCli cli = new RedisCli(host, port)) {
 			System.out.println("READY");
 			System.out.flush();
