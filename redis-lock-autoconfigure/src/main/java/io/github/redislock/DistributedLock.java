@@ -38,7 +38,9 @@ import org.springframework.core.annotation.AliasFor;
  *
  * <p>
  * Templates are parsed and checked when the bean is created: a syntax error, an unknown
- * parameter name or an unsupported method stops the application with a
+ * parameter name, a key breaking {@link LockRules#key} (blank, or beginning with
+ * <code>'}'</code>), an attribute breaking another of the {@link LockRules}, or an
+ * unsupported method stops the application with a
  * {@code io.github.redislock.annotation.LockConfigurationException} naming the class,
  * method, key and fix. At call time, an expression that evaluates to {@code null} or a
  * blank string throws a {@link LockKeyException}: nothing is locked and the method does

@@ -61,30 +61,20 @@ public record LockOptions(String keyPrefix, Duration waitTime, @Nullable Duratio
 	public static final Duration DEFAULT_REPLICATION_TIMEOUT = Duration.ofSeconds(1);
 
 	/**
-	 * Check the options.
-	 * @throws IllegalArgumentException naming the option that is out of range
+	 * Check the options against {@link LockRules}.
+	 * @throws IllegalArgumentException naming the first option that breaks its rule, with
+	 * what to do
 	 */
 	public LockOptions {
-		if (keyPrefix == null || keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-			throw new IllegalArgumentException(
-					"keyPrefix must be non-blank and contain no '{' or '}' (they would break the hash tag) but was '"
-							+ keyPrefix + "'");
-		}
-		LockArguments.requireNotNegative(waitTime, "waitTime");
+		LockRules.check("keyPrefix", LockRules.keyPrefix(keyPrefix));
+		LockRules.check("waitTime", LockRules.waitTime(waitTime));
 		if (leaseTime != null) {
-			LockArguments.requirePositive(leaseTime, "leaseTime");
+			LockRules.check("leaseTime", LockRules.leaseTime(leaseTime));
 		}
-		LockArguments.requirePositive(watchdogLease, "watchdogLease");
-		LockArguments.requirePositive(renewInterval, "renewInterval");
-		if (renewInterval.compareTo(watchdogLease) >= 0) {
-			throw new IllegalArgumentException(
-					"renewInterval (" + renewInterval + ") must be shorter than watchdogLease (" + watchdogLease
-							+ ") or a held lock would expire between renewals; a third of the lease is a good choice");
-		}
-		if (minReplicas < 0) {
-			throw new IllegalArgumentException("minReplicas must be zero or positive but was " + minReplicas);
-		}
-		LockArguments.requirePositive(replicationTimeout, "replicationTimeout");
+		LockRules.check("watchdogLease", LockRules.watchdogLease(watchdogLease));
+		LockRules.check("renewInterval", LockRules.renewInterval(renewInterval, watchdogLease));
+		LockRules.check("minReplicas", LockRules.minReplicas(minReplicas));
+		LockRules.check("replicationTimeout", LockRules.replicationTimeout(replicationTimeout));
 	}
 
 	/**

@@ -35,11 +35,7 @@ public final class LockRequest {
 
 	private LockRequest(String key, @Nullable Duration waitTime, @Nullable Duration leaseTime, boolean reentrant,
 			@Nullable String name, LockMode mode, boolean fair) {
-		if (fair && mode != LockMode.EXCLUSIVE) {
-			throw new IllegalArgumentException("Lock '" + key + "' cannot be both fair and " + mode
-					+ ": fair ordering applies to exclusive locks only; read/write locks already keep writers from "
-					+ "starving");
-		}
+		LockRules.check("Fair ordering of lock '" + key + "'", LockRules.fairMode(fair, mode));
 		this.key = key;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
@@ -54,17 +50,18 @@ public final class LockRequest {
 	 * @param key the lock name, neither null nor blank; the configured prefix is added to
 	 * it
 	 * @return a request with the template's default wait and lease
-	 * @throws IllegalArgumentException if the key is null or blank
+	 * @throws IllegalArgumentException if the key breaks {@link LockRules#key}
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(LockArguments.requireKey(key), null, null, true, null, LockMode.EXCLUSIVE, false);
+		LockRules.check("Lock key", LockRules.key(key));
+		return new LockRequest(key, null, null, true, null, LockMode.EXCLUSIVE, false);
 	}
 
 	/**
 	 * Start a request for the read lock of the given name.
 	 * @param key the lock name, neither null nor blank
 	 * @return a request for a {@link LockMode#READ} lock
-	 * @throws IllegalArgumentException if the key is null or blank
+	 * @throws IllegalArgumentException if the key breaks {@link LockRules#key}
 	 */
 	public static LockRequest read(String key) {
 		return of(key).mode(LockMode.READ);
@@ -74,7 +71,7 @@ public final class LockRequest {
 	 * Start a request for the write lock of the given name.
 	 * @param key the lock name, neither null nor blank
 	 * @return a request for a {@link LockMode#WRITE} lock
-	 * @throws IllegalArgumentException if the key is null or blank
+	 * @throws IllegalArgumentException if the key breaks {@link LockRules#key}
 	 */
 	public static LockRequest write(String key) {
 		return of(key).mode(LockMode.WRITE);
@@ -87,10 +84,11 @@ public final class LockRequest {
 	 * @param waitTime how long to wait, not negative
 	 * @return a new request
 	 * @throws IllegalArgumentException if the wait time is null or negative
+	 * ({@link LockRules#waitTime})
 	 */
 	public LockRequest waitTime(Duration waitTime) {
-		return new LockRequest(this.key, LockArguments.requireNotNegative(waitTime, "waitTime"), this.leaseTime,
-				this.reentrant, this.name, this.mode, this.fair);
+		LockRules.check("waitTime", LockRules.waitTime(waitTime));
+		return new LockRequest(this.key, waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair);
 	}
 
 	/**
@@ -100,11 +98,12 @@ public final class LockRequest {
 	 * watchdog renews the lock for as long as it is held.
 	 * @param leaseTime the lease, positive
 	 * @return a new request
-	 * @throws IllegalArgumentException if the lease is null, zero or negative
+	 * @throws IllegalArgumentException if the lease is null or shorter than a millisecond
+	 * ({@link LockRules#leaseTime})
 	 */
 	public LockRequest leaseTime(Duration leaseTime) {
-		return new LockRequest(this.key, this.waitTime, LockArguments.requirePositive(leaseTime, "leaseTime"),
-				this.reentrant, this.name, this.mode, this.fair);
+		LockRules.check("leaseTime", LockRules.leaseTime(leaseTime));
+		return new LockRequest(this.key, this.waitTime, leaseTime, this.reentrant, this.name, this.mode, this.fair);
 	}
 
 	/**
@@ -131,10 +130,7 @@ public final class LockRequest {
 	 * @throws IllegalArgumentException if the name is null or blank
 	 */
 	public LockRequest name(String name) {
-		if (name == null || name.isBlank()) {
-			throw new IllegalArgumentException("Lock name for observations must not be "
-					+ ((name == null) ? "null" : "blank") + "; give the kind of lock, such as \"OrderService.pay\"");
-		}
+		LockRules.check("Lock name for observations", LockRules.observationName(name));
 		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, name, this.mode, this.fair);
 	}
 
@@ -147,9 +143,7 @@ public final class LockRequest {
 	 * request
 	 */
 	public LockRequest mode(LockMode mode) {
-		if (mode == null) {
-			throw new IllegalArgumentException("Lock mode must not be null; the default is LockMode.EXCLUSIVE");
-		}
+		LockRules.check("Lock mode", LockRules.mode(mode));
 		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, mode, this.fair);
 	}
 

@@ -21,7 +21,7 @@ class LockArgumentTests {
 	@Test
 	void nullKeyIsRejected() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of(null))
-			.withMessageContaining("key must not be null");
+			.withMessage("Lock key must not be null. Give the name of the resource to lock, such as \"order:42\"");
 	}
 
 	@Test
@@ -82,14 +82,38 @@ class LockArgumentTests {
 	void watchdogLeaseNotLongerThanTheRenewIntervalIsRejected() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> LockOptions.defaults().withWatchdog(Duration.ofSeconds(5), Duration.ofSeconds(5)))
-			.withMessageContaining("renewInterval")
-			.withMessageContaining("watchdogLease");
+			.withMessageStartingWith("renewInterval must be shorter than the watchdog lease (PT5S) but was PT5S")
+			.withMessageContaining("Use a third of the watchdog lease");
 	}
 
 	@Test
 	void keyPrefixWithBracesIsRejected() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LockOptions.defaults().withKeyPrefix("app:{x}:"))
-			.withMessageContaining("keyPrefix");
+			.withMessageStartingWith("keyPrefix must not contain '{' or '}'");
+	}
+
+	@Test
+	void negativeMinReplicasIsRejected() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockOptions.defaults().withMinReplicas(-1, Duration.ofSeconds(1)))
+			.withMessageStartingWith("minReplicas must be zero or positive but was -1");
+		assertThatIllegalArgumentException().isThrownBy(() -> LockOptions.defaults().withMinReplicas(1, Duration.ZERO))
+			.withMessageStartingWith("replicationTimeout must be at least 1 ms");
+	}
+
+	@Test
+	void nullModeIsRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("order:1").mode(null))
+			.withMessage("Lock mode must not be null. Give LockMode.EXCLUSIVE, the default, READ or WRITE");
+	}
+
+	@Test
+	void fairReadOrWriteLockIsRejectedWhicheverComesFirst() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.read("doc:1").fair(true))
+			.withMessage(LockRules.fairMode(true, LockMode.READ).message("Fair ordering of lock 'doc:1'"));
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("doc:1").fair(true).mode(LockMode.WRITE))
+			.withMessageContaining("applies to exclusive locks only, but the mode is WRITE")
+			.withMessageContaining("Ask for an exclusive lock to be fair");
 	}
 
 	@Test

@@ -9,9 +9,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thrown when a bean is created whose {@link io.github.redislock.DistributedLock
  *
- * @DistributedLock} declaration cannot work: a key template that does not parse or names
- * an unknown parameter, an invalid wait or lease time, a missing fallback, a fair read or
- * write lock, a return type whose work would outlive the lock, or no
+ * @DistributedLock} declaration cannot work: a key template that does not parse, names an
+ * unknown parameter or is blank, a wait or lease time or a fair read or write lock that
+ * breaks its {@link io.github.redislock.LockRules rule}, a missing fallback, a return
+ * type whose work would outlive the lock, or no
  * {@link io.github.redislock.LockOperations} bean to lock with. It stops the application
  * at start-up rather than letting a method run unlocked or fail on its first call. Spring
  * Boot presents it with a failure analysis.

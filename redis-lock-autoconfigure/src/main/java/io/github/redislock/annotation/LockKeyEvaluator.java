@@ -4,15 +4,12 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
-import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -39,13 +36,16 @@ import io.github.redislock.LockKeyException;
  * {@code #root}), so that a wrong name or a missing {@code -parameters} flag fails at
  * start-up instead of evaluating to {@code null} on each call. Bean references
  * ({@code @name}) resolve against the bean factory this evaluator is given.
+ *
+ * <p>
+ * Unlike other {@link CachedExpressionEvaluator} subclasses, it keeps no cache of parsed
+ * expressions: each template is parsed once, when the spec of its method is built, and
+ * the parsed {@link LockKey} lives in that spec, the one cache of the key pipeline.
  * @author redis-lock
  */
 public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanFactoryAware {
 
 	private static final Pattern POSITIONAL = Pattern.compile("[pa]\\d+");
-
-	private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
 
 	private final StandardEvaluationContext sharedContext = new StandardEvaluationContext();
 
@@ -77,7 +77,8 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 	}
 
 	/**
-	 * Parse and check a key template.
+	 * Parse and check a key template. Called once per annotated method and template; the
+	 * caller keeps the result.
 	 * @throws LockConfigurationException naming the problem and its fix
 	 */
 	LockKey parse(String template, Method method, Class<?> targetClass) {
@@ -90,7 +91,6 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 					"Fix the key template: write '#name', '#p0' or '#{expression}' for the parts taken from the call,"
 							+ " and '##' for a literal '#'");
 		}
-		AnnotatedElementKey elementKey = new AnnotatedElementKey(method, targetClass);
 		List<Segment> segments = new ArrayList<>();
 		for (LockKeyTemplate.Part part : parsed.parts()) {
 			if (!part.isExpression()) {
@@ -100,7 +100,7 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 			String source = part.source();
 			Expression expression;
 			try {
-				expression = getExpression(this.expressions, elementKey, part.text());
+				expression = getParser().parseExpression(part.text());
 			}
 			catch (ParseException ex) {
 				throw new LockConfigurationException(targetClass, method, template,

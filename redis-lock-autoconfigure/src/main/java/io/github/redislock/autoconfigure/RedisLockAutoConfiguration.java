@@ -22,11 +22,14 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockEngine;
 import io.github.redislock.LockObserver;
 import io.github.redislock.LockOperations;
 import io.github.redislock.LockOptions;
+import io.github.redislock.LockRules;
+import io.github.redislock.LockRules.Violation;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.annotation.DistributedLockBeanPostProcessor;
 import io.github.redislock.annotation.LockKeyEvaluator;
@@ -69,7 +72,7 @@ public final class RedisLockAutoConfiguration {
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisLockEngine redisLockEngine(RedisConnectionFactory redisConnectionFactory, RedisLockProperties properties,
 			ObjectProvider<LockObserver> lockObservers) {
-		LockOptions options = lockOptions(properties);
+		LockOptions options = lockOptions(properties, redisConnectionFactory);
 		LockObserver observer = CompositeLockObserver.of(lockObservers.orderedStream().toList());
 		return new RedisLockEngine(redisConnectionFactory, options, observer);
 	}
@@ -98,41 +101,50 @@ public final class RedisLockAutoConfiguration {
 	}
 
 	/**
-	 * Convert the properties, naming the property that is out of range.
+	 * Convert the properties, checked against {@link LockRules}, and the replication
+	 * timeout against the command timeout of a Lettuce connection factory.
+	 * @throws InvalidConfigurationPropertyValueException naming the first property that
+	 * breaks its rule, with what to do
+	 */
+	static LockOptions lockOptions(RedisLockProperties properties, RedisConnectionFactory connectionFactory) {
+		LockOptions options = lockOptions(properties);
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			check("replication-timeout", options.replicationTimeout(), LockRules.replicationTimeout(
+					options.replicationTimeout(), options.minReplicas(), Duration.ofMillis(lettuce.getTimeout())));
+		}
+		return options;
+	}
+
+	/**
+	 * Convert the properties, checked against {@link LockRules}.
+	 * @throws InvalidConfigurationPropertyValueException naming the first property that
+	 * breaks its rule, with what to do
 	 */
 	static LockOptions lockOptions(RedisLockProperties properties) {
 		String keyPrefix = properties.getKeyPrefix();
-		if (keyPrefix == null || keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-			throw new InvalidConfigurationPropertyValueException(PREFIX + "key-prefix", keyPrefix,
-					"The key prefix must not be blank or contain '{' or '}', which would break the lock's hash tag.");
-		}
-		Duration waitTime = require("wait-time", properties.getWaitTime(), true);
+		check("key-prefix", keyPrefix, LockRules.keyPrefix(keyPrefix));
+		Duration waitTime = properties.getWaitTime();
+		check("wait-time", waitTime, LockRules.waitTime(waitTime));
 		Duration leaseTime = properties.getLeaseTime();
 		if (leaseTime != null) {
-			require("lease-time", leaseTime, false);
+			check("lease-time", leaseTime, LockRules.leaseTime(leaseTime));
 		}
-		Duration lease = require("watchdog.lease", properties.getWatchdog().getLease(), false);
-		Duration renewInterval = require("watchdog.renew-interval", properties.getWatchdog().getRenewInterval(), false);
-		if (renewInterval.compareTo(lease) >= 0) {
-			throw new InvalidConfigurationPropertyValueException(PREFIX + "watchdog.renew-interval", renewInterval,
-					"The renew interval must be shorter than redis-lock.watchdog.lease (" + lease
-							+ "), or held locks expire between renewals; a third of the lease is a good choice.");
-		}
+		Duration lease = properties.getWatchdog().getLease();
+		check("watchdog.lease", lease, LockRules.watchdogLease(lease));
+		Duration renewInterval = properties.getWatchdog().getRenewInterval();
+		check("watchdog.renew-interval", renewInterval, LockRules.renewInterval(renewInterval, lease));
 		int minReplicas = properties.getMinReplicas();
-		if (minReplicas < 0) {
-			throw new InvalidConfigurationPropertyValueException(PREFIX + "min-replicas", minReplicas,
-					"The number of replicas must be zero (no waiting) or positive.");
-		}
-		Duration replicationTimeout = require("replication-timeout", properties.getReplicationTimeout(), false);
+		check("min-replicas", minReplicas, LockRules.minReplicas(minReplicas));
+		Duration replicationTimeout = properties.getReplicationTimeout();
+		check("replication-timeout", replicationTimeout, LockRules.replicationTimeout(replicationTimeout));
 		return new LockOptions(keyPrefix, waitTime, leaseTime, lease, renewInterval, minReplicas, replicationTimeout);
 	}
 
-	private static Duration require(String name, @Nullable Duration value, boolean zeroAllowed) {
-		if (value == null || value.isNegative() || (!zeroAllowed && value.isZero())) {
+	private static void check(String name, @Nullable Object value, @Nullable Violation violation) {
+		if (violation != null) {
 			throw new InvalidConfigurationPropertyValueException(PREFIX + name, value,
-					"The duration must be " + (zeroAllowed ? "zero or positive." : "positive."));
+					violation.message(PREFIX + name));
 		}
-		return value;
 	}
 
 	/**

@@ -28,6 +28,7 @@ import io.github.redislock.LockObserver.AcquireOutcome;
 import io.github.redislock.LockObserver.ReleaseOutcome;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
+import io.github.redislock.LockRules;
 import io.github.redislock.engine.LockScripts.Attempt;
 import io.github.redislock.engine.ReleaseSubscriptions.EagerAcquisition;
 import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
@@ -181,12 +182,12 @@ public final class RedisLockEngine implements LockEngine {
 	 * {@code WAIT} would fail as a Redis error rather than report too few replicas.
 	 */
 	private static void checkReplicationTimeout(RedisConnectionFactory connectionFactory, LockOptions options) {
-		if (options.minReplicas() > 0 && connectionFactory instanceof LettuceConnectionFactory lettuce
-				&& options.replicationTimeout().toMillis() >= lettuce.getTimeout()) {
-			throw new IllegalArgumentException("replicationTimeout (redis-lock.replication-timeout, "
-					+ options.replicationTimeout() + ") must be shorter than the Redis command timeout "
-					+ "(spring.data.redis.timeout, " + Duration.ofMillis(lettuce.getTimeout())
-					+ "), which would otherwise end the wait for replicas as a failure");
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			LockRules.Violation violation = LockRules.replicationTimeout(options.replicationTimeout(),
+					options.minReplicas(), Duration.ofMillis(lettuce.getTimeout()));
+			if (violation != null) {
+				throw new IllegalArgumentException(violation.message("replicationTimeout"));
+			}
 		}
 	}
 

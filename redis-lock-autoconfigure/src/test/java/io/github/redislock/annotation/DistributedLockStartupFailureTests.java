@@ -193,15 +193,39 @@ class DistributedLockStartupFailureTests {
 	@Test
 	void negativeWaitTime() {
 		this.runner.withBean(NegativeWaitTime.class)
-			.run((context) -> assertFailure(context)
-				.hasMessageContaining("waitTime = \"-1s\" is PT-1S, but must be zero or positive"));
+			.run((context) -> assertFailure(context).hasMessageContaining(
+					"waitTime = \"-1s\" must be zero or positive but was PT-1S. Use zero for a single" + " attempt"));
 	}
 
 	@Test
 	void zeroLeaseTime() {
 		this.runner.withBean(ZeroLeaseTime.class)
-			.run((context) -> assertFailure(context)
-				.hasMessageContaining("leaseTime = \"0\" is PT0S, but must be" + " positive"));
+			.run((context) -> assertFailure(context).hasMessageContaining(
+					"leaseTime = \"0\" must be at least 1 ms (Redis counts it in milliseconds) but was" + " PT0S"));
+	}
+
+	@Test
+	void subMillisecondLeaseTime() {
+		// Would reach Redis as a lease of zero: LockRequest rejects it on the first call.
+		this.runner.withBean(SubMillisecondLeaseTime.class)
+			.run((context) -> assertFailure(context).hasMessageContaining("leaseTime = \"500us\" must be at least 1 ms")
+				.hasMessageContaining("leave the lease unset for watchdog renewal"));
+	}
+
+	@Test
+	void blankKey() {
+		this.runner.withBean(BlankKey.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(BlankKey.class.getName() + ".run(), key ' '")
+				.hasMessageContaining("the key must not be blank. Give the name of the resource to lock"));
+	}
+
+	@Test
+	void keyBeginningWithClosingBrace() {
+		// Whatever #id is, the key begins with '}': LockRequest rejects it on every call.
+		this.runner.withBean(ClosingBraceKey.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(".ship(long), key '}order:#id'")
+				.hasMessageContaining("the key must not begin with '}'")
+				.hasMessageContaining("Put some text before the '}'"));
 	}
 
 	@Test
@@ -222,15 +246,15 @@ class DistributedLockStartupFailureTests {
 	void fairReadLock() {
 		this.runner.withBean(FairRead.class)
 			.run((context) -> assertFailure(context).hasMessageContaining(FairRead.class.getName() + ".load(long)")
-				.hasMessageContaining("fair = true applies to exclusive locks only, but mode is READ")
-				.hasMessageContaining("Remove fair = true, or use mode = LockMode.EXCLUSIVE"));
+				.hasMessageContaining("fair = true applies to exclusive locks only, but the mode is READ")
+				.hasMessageContaining("Ask for an exclusive lock to be fair, or for a READ lock that is not fair"));
 	}
 
 	@Test
 	void fairWriteLock() {
 		this.runner.withBean(FairWrite.class)
 			.run((context) -> assertFailure(context).hasMessageContaining(FairWrite.class.getName() + ".save(long)")
-				.hasMessageContaining("but mode is WRITE"));
+				.hasMessageContaining("but the mode is WRITE"));
 	}
 
 	@Test
@@ -481,6 +505,30 @@ class DistributedLockStartupFailureTests {
 
 		@DistributedLock(leaseTime = "0")
 		public void run() {
+		}
+
+	}
+
+	static class SubMillisecondLeaseTime {
+
+		@DistributedLock(leaseTime = "500us")
+		public void run() {
+		}
+
+	}
+
+	static class BlankKey {
+
+		@DistributedLock(" ")
+		public void run() {
+		}
+
+	}
+
+	static class ClosingBraceKey {
+
+		@DistributedLock("}order:#id")
+		public void ship(long id) {
 		}
 
 	}

@@ -17,8 +17,13 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockMode;
 import io.github.redislock.LockOperations;
 import io.github.redislock.LockRequest;
+import io.github.redislock.LockRules;
+import io.github.redislock.LockRules.Violation;
+import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Tests of the {@link LockRequest LockRequests} that {@link LockMethodSpec} and
@@ -85,6 +90,63 @@ class LockMethodSpecTests {
 		assertThat(locks.requests).extracting(LockRequest::mode).containsOnly(LockMode.EXCLUSIVE);
 	}
 
+	@Test
+	void keyTemplateIsParsedOncePerMethodHoweverOftenCalled() {
+		CountingKeyEvaluator evaluator = new CountingKeyEvaluator();
+		LockMethodSpecs specs = new LockMethodSpecs(() -> evaluator);
+		specs.validate(Documents.class);
+		assertThat(evaluator.parsed).hasSize(9);
+		evaluator.parsed.clear();
+		RecordingLockOperations locks = new RecordingLockOperations();
+		ProxyFactory factory = new ProxyFactory(new Documents());
+		factory.setProxyTargetClass(true);
+		factory.addAdvice(new DistributedLockInterceptor(specs, () -> evaluator, () -> locks));
+		Documents proxy = (Documents) factory.getProxy();
+		for (int i = 0; i < 50; i++) {
+			proxy.readSeveral(i);
+			proxy.read(i);
+			assertThat(specs.get(method("readSeveral"), Documents.class)).isNotNull();
+		}
+		assertThat(locks.requests).hasSize(150);
+		assertThat(evaluator.parsed).isEmpty();
+	}
+
+	@Test
+	void keyTemplateIsParsedOnFirstUseWhenNotValidatedBefore() {
+		CountingKeyEvaluator evaluator = new CountingKeyEvaluator();
+		LockMethodSpecs specs = new LockMethodSpecs(() -> evaluator);
+		for (int i = 0; i < 50; i++) {
+			specs.get(method("readSeveral"), Documents.class);
+		}
+		assertThat(evaluator.parsed).containsExactly("b:#id", "a:#id");
+	}
+
+	@Test
+	void fairReadLockGivesTheSameProblemAsTheApi() {
+		Violation violation = LockRules.fairMode(true, LockMode.READ);
+		Method method = ReflectionUtils.findMethod(FairRead.class, "load", long.class);
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> this.specs.get(method, FairRead.class))
+			.satisfies((ex) -> {
+				assertThat(ex.getMethod()).isEqualTo(method);
+				assertThat(ex.getProblem()).isEqualTo("fair = true " + violation.problem());
+				assertThat(ex.getAction()).isEqualTo(violation.action());
+			});
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.read("doc:1").fair(true))
+			.withMessage(violation.message("Fair ordering of lock 'doc:1'"));
+	}
+
+	@Test
+	void negativeWaitTimeGivesTheSameProblemAsTheApi() {
+		Violation violation = LockRules.waitTime(Duration.ofSeconds(-1));
+		Method method = ReflectionUtils.findMethod(NegativeWait.class, "run");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> this.specs.get(method, NegativeWait.class))
+			.satisfies((ex) -> assertThat(ex.getProblem()).isEqualTo("waitTime = \"-1s\" " + violation.problem()));
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("x").waitTime(Duration.ofSeconds(-1)))
+			.withMessage(violation.message("waitTime"));
+	}
+
 	private LockRequest request(String methodName) {
 		LockMethodSpec spec = this.specs.get(method(methodName), Documents.class);
 		assertThat(spec).isNotNull();
@@ -132,6 +194,37 @@ class LockMethodSpecTests {
 
 		@DistributedLock(key = { "y:#id", "x:#id" }, fair = true)
 		public void fairSeveral(long id) {
+		}
+
+	}
+
+	static class FairRead {
+
+		@DistributedLock(key = "doc:#id", mode = LockMode.READ, fair = true)
+		public void load(long id) {
+		}
+
+	}
+
+	static class NegativeWait {
+
+		@DistributedLock(waitTime = "-1s")
+		public void run() {
+		}
+
+	}
+
+	/**
+	 * Counts the key templates parsed, which the method specs should do once each.
+	 */
+	static class CountingKeyEvaluator extends LockKeyEvaluator {
+
+		final List<String> parsed = new CopyOnWriteArrayList<>();
+
+		@Override
+		LockKey parse(String template, Method method, Class<?> targetClass) {
+			this.parsed.add(template);
+			return super.parse(template, method, targetClass);
 		}
 
 	}

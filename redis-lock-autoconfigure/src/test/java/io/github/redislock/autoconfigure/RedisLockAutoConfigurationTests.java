@@ -35,6 +35,7 @@ import io.github.redislock.LockEngine;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockOperations;
 import io.github.redislock.LockOptions;
+import io.github.redislock.LockRules;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.annotation.DistributedLockBeanPostProcessor;
 import io.github.redislock.annotation.LockKeyEvaluator;
@@ -157,15 +158,16 @@ class RedisLockAutoConfigurationTests {
 	@ParameterizedTest
 	@CsvSource(delimiter = '|',
 			textBlock = """
-					redis-lock.wait-time=-1s                | redis-lock.wait-time                | zero or positive
-					redis-lock.lease-time=0s                | redis-lock.lease-time               | positive
-					redis-lock.watchdog.lease=-5s           | redis-lock.watchdog.lease           | positive
-					redis-lock.watchdog.renew-interval=0ms  | redis-lock.watchdog.renew-interval  | positive
-					redis-lock.watchdog.renew-interval=30s  | redis-lock.watchdog.renew-interval  | shorter than redis-lock.watchdog.lease
+					redis-lock.wait-time=-1s                | redis-lock.wait-time                | must be zero or positive but was PT-1S. Use zero
+					redis-lock.lease-time=0s                | redis-lock.lease-time               | must be at least 1 ms
+					redis-lock.lease-time=500us             | redis-lock.lease-time               | must be at least 1 ms
+					redis-lock.watchdog.lease=-5s           | redis-lock.watchdog.lease           | must be at least 1 ms
+					redis-lock.watchdog.renew-interval=0ms  | redis-lock.watchdog.renew-interval  | must be at least 1 ms
+					redis-lock.watchdog.renew-interval=30s  | redis-lock.watchdog.renew-interval  | must be shorter than the watchdog lease (PT30S)
 					redis-lock.key-prefix=                  | redis-lock.key-prefix               | must not be blank
-					redis-lock.key-prefix=lock{x}           | redis-lock.key-prefix               | or contain
-					redis-lock.min-replicas=-1              | redis-lock.min-replicas             | zero (no waiting) or positive
-					redis-lock.replication-timeout=0s       | redis-lock.replication-timeout      | positive
+					redis-lock.key-prefix=lock{x}           | redis-lock.key-prefix               | must not contain '{' or '}'
+					redis-lock.min-replicas=-1              | redis-lock.min-replicas             | must be zero or positive
+					redis-lock.replication-timeout=0s       | redis-lock.replication-timeout      | must be at least 1 ms
 					""")
 	void invalidPropertyFailsNamingIt(String property, String name, String reason) {
 		this.runner.withPropertyValues(property).run((context) -> {
@@ -173,9 +175,30 @@ class RedisLockAutoConfigurationTests {
 			assertThat(context.getStartupFailure()).rootCause()
 				.isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, (ex) -> {
 					assertThat(ex.getName()).isEqualTo(name);
-					assertThat(ex.getReason()).contains(reason);
+					assertThat(ex.getReason()).startsWith(name + " ").contains(reason);
 				});
 		});
+	}
+
+	@Test
+	void replicationTimeoutNotShorterThanTheCommandTimeoutFailsNamingIt() {
+		this.runner
+			.withPropertyValues("redis-lock.min-replicas=1", "redis-lock.replication-timeout=2s",
+					"spring.data.redis.timeout=2s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, (ex) -> {
+					assertThat(ex.getName()).isEqualTo("redis-lock.replication-timeout");
+					assertThat(ex.getReason())
+						.isEqualTo(LockRules.replicationTimeout(Duration.ofSeconds(2), 1, Duration.ofSeconds(2))
+							.message("redis-lock.replication-timeout"));
+				}));
+	}
+
+	@Test
+	void replicationTimeoutIsNotComparedWithTheCommandTimeoutWhenGrantsWaitForNoReplica() {
+		this.runner.withPropertyValues("redis-lock.replication-timeout=2s", "spring.data.redis.timeout=2s")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(LockTemplate.class));
 	}
 
 	@Test

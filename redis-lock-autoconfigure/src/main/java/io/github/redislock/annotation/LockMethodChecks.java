@@ -1,0 +1,211 @@
+package io.github.redislock.annotation;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+
+import io.github.redislock.DistributedLock;
+import io.github.redislock.DistributedLock.OnFailure;
+import io.github.redislock.LockRules;
+import io.github.redislock.LockRules.Violation;
+
+/**
+ * The start-up checks of one {@link DistributedLock @DistributedLock} method. Option
+ * values are checked against {@link LockRules}, as everywhere else; the rest are checks
+ * only an annotated method needs: that a proxy can intercept it, that its work ends when
+ * it returns, and that its fallback exists. Each failed check throws a
+ * {@link LockConfigurationException} naming the method and the attribute at fault.
+ *
+ * @author redis-lock
+ */
+final class LockMethodChecks {
+
+	private static final String ASYNC_ANNOTATION = "org.springframework.scheduling.annotation.Async";
+
+	/** Types whose work runs after the method returned; matched by name, as optional. */
+	private static final Set<String> DEFERRED_TYPES = Set.of("org.reactivestreams.Publisher",
+			"java.util.concurrent.Flow$Publisher", "io.reactivex.rxjava3.core.SingleSource",
+			"io.reactivex.rxjava3.core.MaybeSource", "io.reactivex.rxjava3.core.CompletableSource",
+			"io.reactivex.rxjava3.core.ObservableSource", "kotlinx.coroutines.flow.Flow",
+			"kotlinx.coroutines.Deferred");
+
+	private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+
+	private final Method method;
+
+	private final Class<?> beanClass;
+
+	LockMethodChecks(Method method, Class<?> beanClass) {
+		this.method = method;
+		this.beanClass = beanClass;
+	}
+
+	/** A private, static or final method would run unlocked, as no proxy reaches it. */
+	void interceptable() {
+		int modifiers = this.method.getModifiers();
+		String kind = Modifier.isStatic(modifiers) ? "static"
+				: Modifier.isPrivate(modifiers) ? "private" : Modifier.isFinal(modifiers) ? "final" : null;
+		if (kind != null) {
+			throw fail("the method is " + kind + ", so no proxy can intercept it and it would run without the lock",
+					"Make the method public and not static or final");
+		}
+	}
+
+	/**
+	 * Check that the locks can be held until the method's work is done.
+	 * @return whether the locks are released by a returned {@code CompletionStage}
+	 */
+	boolean returnType() {
+		Class<?> type = this.method.getReturnType();
+		if (MergedAnnotations.from(this.method, SearchStrategy.TYPE_HIERARCHY).isPresent(ASYNC_ANNOTATION)
+				|| MergedAnnotations.from(this.beanClass, SearchStrategy.TYPE_HIERARCHY).isPresent(ASYNC_ANNOTATION)) {
+			throw fail("the method is also @Async, so its work would run on another thread after the lock was released",
+					"Remove @Async and return a CompletableFuture (such as CompletableFuture.supplyAsync(work,"
+							+ " executor)), which keeps the lock until it completes; or put @DistributedLock on a"
+							+ " method of another bean that the @Async method calls");
+		}
+		if (CompletionStage.class.isAssignableFrom(type)) {
+			if (type != CompletionStage.class && type != CompletableFuture.class) {
+				throw fail(
+						"the method returns " + type.getName() + ", a CompletionStage type it cannot return in"
+								+ " place of a future that completes after the release",
+						"Declare the return type as CompletableFuture or CompletionStage");
+			}
+			return true;
+		}
+		int count = this.method.getParameterCount();
+		boolean continuation = count > 0
+				&& this.method.getParameterTypes()[count - 1].getName().equals(KOTLIN_CONTINUATION);
+		if (continuation || Future.class.isAssignableFrom(type) || isDeferred(type)) {
+			throw fail((continuation ? "the method is a Kotlin suspending function"
+					: "the method returns " + type.getName())
+					+ ", whose work goes on after the method returned, so the lock would be released before the work"
+					+ " is done",
+					"Return a CompletableFuture or CompletionStage, which keeps the lock until it completes, or lock"
+							+ " inside the pipeline with LockOperations (for example in Mono.fromCallable)");
+		}
+		return false;
+	}
+
+	private static boolean isDeferred(@Nullable Class<?> type) {
+		if (type == null) {
+			return false;
+		}
+		if (DEFERRED_TYPES.contains(type.getName()) || isDeferred(type.getSuperclass())) {
+			return true;
+		}
+		return Arrays.stream(type.getInterfaces()).anyMatch(LockMethodChecks::isDeferred);
+	}
+
+	/**
+	 * Check a key template that is the same on every call where it would break
+	 * {@link LockRules#key}: blank, or beginning with <code>'}'</code>, which no
+	 * expression after it can change. Keys built from expressions are checked when they
+	 * are built.
+	 */
+	void key(String template) {
+		Violation violation = LockRules.key(template);
+		if (violation != null) {
+			throw new LockConfigurationException(this.beanClass, this.method, template,
+					"the key " + violation.problem(), violation.action());
+		}
+	}
+
+	/**
+	 * Check a wait or lease time against its rule.
+	 * @param attribute the attribute, {@code waitTime} or {@code leaseTime}
+	 * @param value the attribute as written, placeholders unresolved
+	 * @param violation what {@link LockRules} says of the parsed duration
+	 */
+	void duration(String attribute, String value, @Nullable Violation violation) {
+		if (violation != null) {
+			throw violated(attribute + " = \"" + value + "\"", violation);
+		}
+	}
+
+	LockConfigurationException notADuration(String attribute, String value, RuntimeException ex) {
+		return fail(attribute + " = \"" + value + "\" is not a duration: " + ex.getMessage(),
+				"Write a duration such as \"500ms\", \"5s\" or \"PT2S\", a number of milliseconds, or a ${...}"
+						+ " placeholder that resolves to one (with a default, such as ${locks.wait:5s})");
+	}
+
+	/**
+	 * Reject a fair read or write lock here, where the message can name the method,
+	 * rather than on the first call, where {@link io.github.redislock.LockRequest} would,
+	 * with the same problem.
+	 */
+	void mode(DistributedLock lock) {
+		Violation violation = LockRules.fairMode(lock.fair(), lock.mode());
+		if (violation != null) {
+			throw violated("fair = true", violation);
+		}
+	}
+
+	/** {@link OnFailure#SKIP} returns {@code null}, which no primitive can hold. */
+	void skippedResult(DistributedLock lock) {
+		Class<?> returnType = this.method.getReturnType();
+		if (lock.onFailure() == OnFailure.SKIP && returnType.isPrimitive() && returnType != void.class) {
+			throw fail(
+					"onFailure = SKIP returns null when the lock is not acquired, but the method returns "
+							+ returnType.getName(),
+					"Return " + ClassUtils.resolvePrimitiveIfNecessary(returnType).getSimpleName()
+							+ " or an Optional, or use onFailure = THROW or FALLBACK");
+		}
+	}
+
+	/**
+	 * Check the fallback the annotation names against the one found.
+	 * @param fallback the method of the annotation's fallback name and the annotated
+	 * method's parameters, or {@code null} when there is none or none was looked for
+	 */
+	void fallback(DistributedLock lock, @Nullable Method fallback) {
+		String name = lock.fallback();
+		if (lock.onFailure() != OnFailure.FALLBACK) {
+			if (StringUtils.hasText(name)) {
+				throw fail("fallback = \"" + name + "\" is set, but onFailure is " + lock.onFailure(),
+						"Set onFailure = OnFailure.FALLBACK to call it, or remove the fallback");
+			}
+			return;
+		}
+		if (!StringUtils.hasText(name)) {
+			throw fail("onFailure = FALLBACK needs the name of a fallback method", "Name it in fallback = \"...\"");
+		}
+		String signature = name + Arrays.stream(this.method.getParameterTypes())
+			.map(Class::getSimpleName)
+			.collect(Collectors.joining(", ", "(", ")"));
+		String declare = "Declare " + this.method.getReturnType().getSimpleName() + " " + signature + " in "
+				+ this.beanClass.getSimpleName()
+				+ ": it is called with the same arguments when the lock is not acquired";
+		if (fallback == null) {
+			throw fail("there is no fallback method " + signature + " with the same parameters as the annotated"
+					+ " method", declare);
+		}
+		if (!ClassUtils.isAssignable(this.method.getReturnType(), fallback.getReturnType())) {
+			throw fail("fallback method " + signature + " returns " + fallback.getReturnType().getSimpleName()
+					+ ", which is not assignable to the annotated method's "
+					+ this.method.getReturnType().getSimpleName(), declare);
+		}
+	}
+
+	/** The exception of a broken rule, with the rule's problem and action. */
+	private LockConfigurationException violated(String attribute, Violation violation) {
+		return fail(attribute + " " + violation.problem(), violation.action());
+	}
+
+	private LockConfigurationException fail(String problem, String action) {
+		return new LockConfigurationException(this.beanClass, this.method, null, problem, action);
+	}
+
+}
