@@ -40,6 +40,12 @@ class FairLockTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+	/**
+	 * Time a child JVM has to start, connect and take its first lock: seconds on a quiet
+	 * machine, far more when several start at once on two busy cores.
+	 */
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
 	/** Time allowed on top of a computed bound, for scheduling on a busy machine. */
 	private static final Duration MARGIN = Duration.ofSeconds(1);
 
@@ -116,7 +122,7 @@ class FairLockTests {
 			this.children.add(JavaProcess.start(FairWaitingNode.class, this.server.host(),
 					Integer.toString(this.server.port()), KEY, commands(jvm), grants));
 		}
-		this.children.forEach((child) -> child.awaitOutput("READY", TIMEOUT));
+		this.children.forEach((child) -> child.awaitOutput("READY", START_TIMEOUT));
 		List<String[]> asks = new ArrayList<>();
 		for (String jvm : jvms) {
 			for (int thread = 0; thread < threadsPerJvm; thread++) {
@@ -152,7 +158,7 @@ class FairLockTests {
 		JavaProcess doomed = JavaProcess.start(FairWaitingNode.class, this.server.host(),
 				Integer.toString(this.server.port()), KEY, commands("doomed"), grants);
 		this.children.add(doomed);
-		doomed.awaitOutput("READY", TIMEOUT);
+		doomed.awaitOutput("READY", START_TIMEOUT);
 		LockHandle holder = this.holderNode.lock(fair());
 		Future<Long> next;
 		long killedEnqueued;
@@ -183,7 +189,7 @@ class FairLockTests {
 		JavaProcess queued = JavaProcess.start(FairWaitingNode.class, this.server.host(),
 				Integer.toString(this.server.port()), KEY, commands("queued"), grants);
 		this.children.add(queued);
-		queued.awaitOutput("READY", TIMEOUT);
+		queued.awaitOutput("READY", START_TIMEOUT);
 		try (LockHandle holder = this.holderNode.lock(fair())) {
 			this.cli.command("RPUSH", commands("queued"), "lock queued " + TIMEOUT.toMillis());
 			awaitQueueLength(1);
