@@ -22,7 +22,14 @@ import static org.awaitility.Awaitility.await;
 @RedisTest
 class FaultProxyTests {
 
-	private static final Duration SHORT_TIMEOUT = Duration.ofMillis(300);
+	/** How long a client waits before it takes silence for a blackhole. */
+	private static final Duration SILENCE = Duration.ofSeconds(1);
+
+	/**
+	 * How long a client waits for an answer that must come: long, so that a busy machine
+	 * does not turn a slow answer into a failure.
+	 */
+	private static final Duration ANSWER = Duration.ofSeconds(10);
 
 	@Test
 	void passModeForwardsCommandsBothWays(RedisServer server) {
@@ -56,17 +63,17 @@ class FaultProxyTests {
 	@Test
 	void blackholeMakesCommandsAndNewConnectionsTimeOutUntilPass(RedisServer server) {
 		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port());
-				RedisCli cli = new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT)) {
-			assertThat(cli.ping()).isEqualTo("PONG");
+				RedisCli cli = new RedisCli(proxy.host(), proxy.port(), SILENCE)) {
+			awaitPong(cli);
 			proxy.blackhole();
 			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(cli::ping)
 				.withCauseInstanceOf(SocketTimeoutException.class);
-			try (RedisCli other = new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT)) {
+			try (RedisCli other = new RedisCli(proxy.host(), proxy.port(), SILENCE)) {
 				assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(other::ping)
 					.withCauseInstanceOf(SocketTimeoutException.class);
 			}
 			proxy.pass();
-			try (RedisCli other = new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT)) {
+			try (RedisCli other = new RedisCli(proxy.host(), proxy.port(), ANSWER)) {
 				assertThat(other.ping()).isEqualTo("PONG");
 			}
 		}
@@ -76,7 +83,7 @@ class FaultProxyTests {
 	void blackholeHoldsBytesThatPassDeliversLate(RedisServer server) throws IOException {
 		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port());
 				Socket socket = new Socket(proxy.host(), proxy.port())) {
-			socket.setSoTimeout((int) SHORT_TIMEOUT.toMillis());
+			socket.setSoTimeout((int) SILENCE.toMillis());
 			proxy.blackhole();
 			socket.getOutputStream()
 				.write("*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$4\r\nlate\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -85,6 +92,7 @@ class FaultProxyTests {
 			try (RedisCli direct = server.cli()) {
 				assertThat(direct.get("key")).isNull();
 				proxy.pass();
+				socket.setSoTimeout((int) ANSWER.toMillis());
 				assertThat(new String(input.readNBytes(5), StandardCharsets.US_ASCII)).isEqualTo("+OK\r\n");
 				assertThat(direct.get("key")).isEqualTo("late");
 			}
@@ -96,12 +104,13 @@ class FaultProxyTests {
 		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port());
 				Socket socket = new Socket(proxy.host(), proxy.port());
 				RedisCli direct = server.cli()) {
-			socket.setSoTimeout((int) SHORT_TIMEOUT.toMillis());
+			socket.setSoTimeout((int) SILENCE.toMillis());
 			proxy.holdReplies();
 			socket.getOutputStream().write("*2\r\n$4\r\nINCR\r\n$7\r\ncounter\r\n".getBytes(StandardCharsets.US_ASCII));
 			await().atMost(Duration.ofSeconds(5)).until(() -> "1".equals(direct.get("counter")));
 			InputStream input = socket.getInputStream();
 			assertThatExceptionOfType(SocketTimeoutException.class).isThrownBy(input::read);
+			socket.setSoTimeout((int) ANSWER.toMillis());
 			proxy.endConnections();
 			assertThat(input.read()).isEqualTo(-1);
 			assertThat(proxy.connectionCount()).isZero();
@@ -111,7 +120,7 @@ class FaultProxyTests {
 	@Test
 	void closeConnectionsFailsTheNextCommandAndNewConnectionsWork(RedisServer server) {
 		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port());
-				RedisCli cli = new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT)) {
+				RedisCli cli = new RedisCli(proxy.host(), proxy.port(), ANSWER)) {
 			assertThat(cli.ping()).isEqualTo("PONG");
 			proxy.closeConnections();
 			assertThat(proxy.connectionCount()).isZero();
@@ -125,18 +134,18 @@ class FaultProxyTests {
 	@Test
 	void refuseMakesConnectingFailAndPassListensAgainOnTheSamePort(RedisServer server) {
 		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port());
-				RedisCli existing = new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT)) {
+				RedisCli existing = new RedisCli(proxy.host(), proxy.port(), ANSWER)) {
 			int port = proxy.port();
 			// Accepted by the proxy, not just waiting in the backlog of its socket
 			assertThat(existing.ping()).isEqualTo("PONG");
 			proxy.refuse();
 			assertThatExceptionOfType(UncheckedIOException.class)
-				.isThrownBy(() -> new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT))
+				.isThrownBy(() -> new RedisCli(proxy.host(), proxy.port(), ANSWER))
 				.withCauseInstanceOf(ConnectException.class);
 			assertThat(existing.ping()).isEqualTo("PONG");
 			proxy.pass();
 			assertThat(proxy.port()).isEqualTo(port);
-			try (RedisCli cli = new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT)) {
+			try (RedisCli cli = new RedisCli(proxy.host(), proxy.port(), ANSWER)) {
 				assertThat(cli.ping()).isEqualTo("PONG");
 			}
 		}
@@ -145,7 +154,7 @@ class FaultProxyTests {
 	@Test
 	void targetGoingAwayClosesTheClientConnection(@RedisTest.Dedicated RedisServer server) {
 		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port());
-				RedisCli cli = new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT)) {
+				RedisCli cli = new RedisCli(proxy.host(), proxy.port(), ANSWER)) {
 			assertThat(cli.ping()).isEqualTo("PONG");
 			server.kill();
 			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(cli::ping);
@@ -156,16 +165,21 @@ class FaultProxyTests {
 	@Test
 	void closeStopsListeningAndClosesEveryConnection(RedisServer server) {
 		FaultProxy proxy = FaultProxy.start(server.host(), server.port());
-		try (RedisCli cli = new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT)) {
+		try (RedisCli cli = new RedisCli(proxy.host(), proxy.port(), ANSWER)) {
 			assertThat(cli.ping()).isEqualTo("PONG");
 			proxy.close();
 			assertThat(proxy.connectionCount()).isZero();
 			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(cli::ping);
 			assertThatExceptionOfType(UncheckedIOException.class)
-				.isThrownBy(() -> new RedisCli(proxy.host(), proxy.port(), SHORT_TIMEOUT));
+				.isThrownBy(() -> new RedisCli(proxy.host(), proxy.port(), ANSWER));
 			assertThatIllegalStateException().isThrownBy(proxy::pass);
 			proxy.close();
 		}
+	}
+
+	/** Waits until a client with a short timeout got an answer through the proxy. */
+	private static void awaitPong(RedisCli cli) {
+		await().atMost(ANSWER).ignoreExceptions().until(() -> "PONG".equals(cli.ping()));
 	}
 
 }
