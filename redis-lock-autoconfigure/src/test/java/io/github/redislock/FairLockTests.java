@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -45,7 +47,7 @@ class FairLockTests {
 
 	private RedisServer server;
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate holderNode;
 
@@ -60,11 +62,11 @@ class FairLockTests {
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.server = server;
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.holderNode = this.locks.template();
 		this.waiterNodes = List.of(this.locks.template(), this.locks.template());
 		this.cli = this.locks.cli();
-		this.executor = TestLocks.executor("fair-lock-tests");
+		this.executor = LockFixture.executor("fair-lock-tests");
 	}
 
 	@AfterEach

@@ -14,6 +14,8 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.CommandStats;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
@@ -35,7 +37,7 @@ class LockEdgeTests {
 
 	private RedisServer server;
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate node;
 
@@ -44,7 +46,7 @@ class LockEdgeTests {
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.server = server;
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.node = this.locks.template();
 		this.cli = this.locks.cli();
 	}
@@ -146,7 +148,7 @@ class LockEdgeTests {
 	}
 
 	private long scriptCalls() {
-		Map<String, Long> calls = TestLocks.commandCalls(this.cli);
+		Map<String, Long> calls = CommandStats.commandCalls(this.cli);
 		return calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
 	}
 

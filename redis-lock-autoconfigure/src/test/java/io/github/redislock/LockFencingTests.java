@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -19,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RedisTest
 class LockFencingTests {
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate template;
 
@@ -29,7 +30,7 @@ class LockFencingTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.template = this.locks.template();
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -48,7 +49,7 @@ class LockFuzzTests {
 
 	private static final Duration RUN_LIMIT = Duration.ofSeconds(25);
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private List<LockTemplate> nodes;
 
@@ -61,7 +62,7 @@ class LockFuzzTests {
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.server = server;
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		LockOptions options = LockOptions.defaults().withWaitTime(WAIT_TIME);
 		this.nodes = List.of(this.locks.template(options), this.locks.template(options));
 		this.cli = this.locks.cli();

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -43,7 +44,7 @@ class LockLeaseTests {
 	/** Time allowed on top of a computed bound, for scheduling on a busy machine. */
 	private static final Duration MARGIN = Duration.ofSeconds(1);
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate template;
 
@@ -51,7 +52,7 @@ class LockLeaseTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.template = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
 		this.cli = this.locks.cli();
 	}

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.CommandStats;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -25,7 +27,7 @@ import static org.awaitility.Awaitility.await;
 @RedisTest
 class LockTemplateTests {
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate template;
 
@@ -35,7 +37,7 @@ class LockTemplateTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.template = this.locks.template();
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();
@@ -60,23 +62,23 @@ class LockTemplateTests {
 	void uncontendedLockAndReleaseAreOneScriptEach() {
 		this.template.run("warm-up", () -> {
 		});
-		long before = TestLocks.roundTrips(this.cli);
-		long evalShaBefore = TestLocks.commandCalls(this.cli).get("evalsha");
+		long before = CommandStats.roundTrips(this.cli);
+		long evalShaBefore = CommandStats.commandCalls(this.cli).get("evalsha");
 		try (LockHandle handle = this.template.lock("order:1")) {
-			assertThat(TestLocks.roundTrips(this.cli) - before).isEqualTo(1);
+			assertThat(CommandStats.roundTrips(this.cli) - before).isEqualTo(1);
 		}
-		assertThat(TestLocks.roundTrips(this.cli) - before).isEqualTo(2);
-		assertThat(TestLocks.commandCalls(this.cli).get("evalsha") - evalShaBefore).isEqualTo(2);
+		assertThat(CommandStats.roundTrips(this.cli) - before).isEqualTo(2);
+		assertThat(CommandStats.commandCalls(this.cli).get("evalsha") - evalShaBefore).isEqualTo(2);
 	}
 
 	@Test
 	void reentrantAcquireMakesNoRoundTrip() {
 		try (LockHandle outer = this.template.lock("order:1")) {
-			long before = TestLocks.roundTrips(this.cli);
+			long before = CommandStats.roundTrips(this.cli);
 			try (LockHandle inner = this.template.lock("order:1")) {
 				assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
 			}
-			assertThat(TestLocks.roundTrips(this.cli)).isEqualTo(before);
+			assertThat(CommandStats.roundTrips(this.cli)).isEqualTo(before);
 		}
 	}
 
@@ -209,9 +211,9 @@ class LockTemplateTests {
 	@Test
 	void tryLockWithZeroWaitMakesOneAttempt() {
 		try (LockHandle handle = this.otherNode.lock("order:1")) {
-			long before = TestLocks.roundTrips(this.cli);
+			long before = CommandStats.roundTrips(this.cli);
 			assertThat(this.template.tryLock("order:1", Duration.ZERO)).isEmpty();
-			assertThat(TestLocks.roundTrips(this.cli) - before).isEqualTo(1);
+			assertThat(CommandStats.roundTrips(this.cli) - before).isEqualTo(1);
 		}
 	}
 

@@ -22,13 +22,15 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.CommandStats;
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -40,7 +42,7 @@ class LockWaitingTests {
 
 	private static final LockRequest LONG_WAIT = LockRequest.of("order:1").waitTime(Duration.ofSeconds(20));
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate template;
 
@@ -48,11 +50,11 @@ class LockWaitingTests {
 
 	private RedisCli cli;
 
-	private final ExecutorService executor = TestLocks.executor("lock-waiting-tests");
+	private final ExecutorService executor = LockFixture.executor("lock-waiting-tests");
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.template = this.locks.template();
 		this.holderNode = this.locks.template();
 		this.cli = this.locks.cli();
@@ -118,10 +120,10 @@ class LockWaitingTests {
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(LONG_WAIT),
 				this.executor);
 		awaitSubscribed(this.template, 1);
-		long roundTrips = TestLocks.roundTrips(this.cli);
+		long roundTrips = CommandStats.roundTrips(this.cli);
 		await().during(Duration.ofMillis(700))
 			.atMost(Duration.ofSeconds(2))
-			.until(() -> TestLocks.roundTrips(this.cli) == roundTrips);
+			.until(() -> CommandStats.roundTrips(this.cli) == roundTrips);
 		held.close();
 		closeOn(waiter.join());
 	}
@@ -195,13 +197,13 @@ class LockWaitingTests {
 		}
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.locks.diagnostics(this.template).sleepingWaiterCount() == waiters);
-		long before = TestLocks.roundTrips(this.cli);
+		long before = CommandStats.roundTrips(this.cli);
 		held.close();
 		await().atMost(Duration.ofSeconds(5)).until(() -> granted.get() == 1);
 		// The release and the one grant; the seven others sleep on.
 		await().during(Duration.ofMillis(500))
 			.atMost(Duration.ofSeconds(2))
-			.until(() -> TestLocks.roundTrips(this.cli) - before == 2);
+			.until(() -> CommandStats.roundTrips(this.cli) - before == 2);
 		releaseAll.countDown();
 		CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
 		assertThat(granted).hasValue(waiters);

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -68,7 +70,7 @@ class ReadWriteLockTests {
 
 	private RedisServer server;
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate node;
 
@@ -83,11 +85,11 @@ class ReadWriteLockTests {
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.server = server;
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.node = this.locks.template();
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();
-		this.executor = TestLocks.executor("read-write-lock-tests");
+		this.executor = LockFixture.executor("read-write-lock-tests");
 	}
 
 	@AfterEach

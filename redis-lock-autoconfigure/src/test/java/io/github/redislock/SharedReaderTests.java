@@ -10,6 +10,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -32,7 +34,7 @@ class SharedReaderTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate node;
 
@@ -44,11 +46,11 @@ class SharedReaderTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.node = this.locks.template();
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();
-		this.executor = TestLocks.executor("shared-reader-tests");
+		this.executor = LockFixture.executor("shared-reader-tests");
 	}
 
 	@AfterEach

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
@@ -22,7 +23,7 @@ class ZeroWaitAttemptTests {
 
 	private static final String KEY = "report";
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate node;
 
@@ -30,7 +31,7 @@ class ZeroWaitAttemptTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.node = this.locks.template();
 		this.otherNode = this.locks.template();
 	}

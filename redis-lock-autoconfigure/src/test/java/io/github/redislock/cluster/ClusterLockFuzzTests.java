@@ -23,6 +23,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.ClusterLocks;
+import io.github.redislock.contract.CriticalSections;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 

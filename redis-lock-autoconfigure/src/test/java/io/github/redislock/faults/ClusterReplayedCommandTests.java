@@ -24,6 +24,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.LockFixture;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
@@ -78,7 +79,7 @@ class ClusterReplayedCommandTests extends ReplayedCommandContract {
 			.enableAllAdaptiveRefreshTriggers()
 			.build();
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-			.commandTimeout(FaultLocks.COMMAND_TIMEOUT)
+			.commandTimeout(LockFixture.COMMAND_TIMEOUT)
 			.clientResources(this.resources)
 			.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(refresh).build())
 			.build();

@@ -25,6 +25,7 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.LockTimeoutException;
+import io.github.redislock.contract.LockFixture;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 
@@ -96,7 +97,7 @@ abstract class ReplayedCommandContract {
 
 	private void exercise(LockMode mode, boolean fair) throws Exception {
 		LockTemplate template = template(LockOptions.defaults().withKeyPrefix(PREFIX));
-		FaultLocks.warmUp(template);
+		LockFixture.warmUp(template);
 		AtomicBoolean running = new AtomicBoolean(true);
 		Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
 		ConcurrentHashMap<String, AtomicReference<Thread>> inside = new ConcurrentHashMap<>();

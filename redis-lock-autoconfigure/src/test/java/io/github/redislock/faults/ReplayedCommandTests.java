@@ -8,6 +8,8 @@ import org.junit.jupiter.api.BeforeEach;
 import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.CountingObserver;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -21,14 +23,14 @@ class ReplayedCommandTests extends ReplayedCommandContract {
 
 	private FaultProxy proxy;
 
-	private FaultLocks locks;
+	private StandaloneLocks locks;
 
 	private RedisCli cli;
 
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.proxy = FaultProxy.start(server.host(), server.port());
-		this.locks = new FaultLocks();
+		this.locks = new StandaloneLocks(server);
 		this.cli = server.cli();
 	}
 

@@ -23,6 +23,9 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.CountingObserver;
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.SentinelLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisSentinels;
 import io.github.redislock.test.RedisServer;
@@ -50,7 +53,7 @@ class SentinelLockTests {
 
 	private static RedisSentinels group;
 
-	private FaultLocks locks;
+	private SentinelLocks locks;
 
 	private CountingObserver observer;
 
@@ -70,7 +73,7 @@ class SentinelLockTests {
 
 	@BeforeEach
 	void setUp() {
-		this.locks = new FaultLocks();
+		this.locks = new SentinelLocks(group);
 		this.observer = new CountingObserver();
 		this.executor = Executors.newCachedThreadPool();
 		this.primary = group.primary().cli();
@@ -264,11 +267,11 @@ class SentinelLockTests {
 		// Outlasts the failover: 3 s until the sentinels see the primary down, an
 		// election, and the client finding the new primary, on a busy machine.
 		Duration lease = Duration.ofSeconds(20);
-		try (RedisSentinels failing = RedisSentinels.start(); FaultLocks locks = new FaultLocks()) {
-			LockTemplate holder = locks.template(failing,
-					LockOptions.defaults().withWatchdog(lease, Duration.ofMillis(500)), this.observer);
-			LockTemplate other = locks.template(failing, LockOptions.defaults(), new CountingObserver());
-			FaultLocks.warmUp(holder);
+		try (RedisSentinels failing = RedisSentinels.start(); SentinelLocks locks = new SentinelLocks(failing)) {
+			LockTemplate holder = locks.template(LockOptions.defaults().withWatchdog(lease, Duration.ofMillis(500)),
+					this.observer);
+			LockTemplate other = locks.template(LockOptions.defaults(), new CountingObserver());
+			LockFixture.warmUp(holder);
 			LockHandle handle = holder.lock("survivor");
 			RedisServer replica = failing.replica();
 			String owner;
@@ -308,11 +311,11 @@ class SentinelLockTests {
 	@Test
 	void afterFailoverAHolderWhoseLockDidNotSurviveLearnsItLostIt() throws Exception {
 		Duration renewInterval = Duration.ofMillis(500);
-		try (RedisSentinels failing = RedisSentinels.start(); FaultLocks locks = new FaultLocks()) {
-			LockTemplate holder = locks.template(failing,
-					LockOptions.defaults().withWatchdog(Duration.ofSeconds(10), renewInterval), this.observer);
-			LockTemplate other = locks.template(failing, LockOptions.defaults(), new CountingObserver());
-			FaultLocks.warmUp(holder);
+		try (RedisSentinels failing = RedisSentinels.start(); SentinelLocks locks = new SentinelLocks(failing)) {
+			LockTemplate holder = locks
+				.template(LockOptions.defaults().withWatchdog(Duration.ofSeconds(10), renewInterval), this.observer);
+			LockTemplate other = locks.template(LockOptions.defaults(), new CountingObserver());
+			LockFixture.warmUp(holder);
 			LockHandle handle = holder.lock("unreplicated");
 			RedisServer replica = failing.replica();
 			failing.primary().kill();
@@ -350,8 +353,8 @@ class SentinelLockTests {
 	 * like any other.
 	 */
 	private LockTemplate node(LockOptions options) {
-		LockTemplate node = this.locks.template(group, options, this.observer);
-		FaultLocks.warmUp(node);
+		LockTemplate node = this.locks.template(options, this.observer);
+		LockFixture.warmUp(node);
 		return node;
 	}
 
