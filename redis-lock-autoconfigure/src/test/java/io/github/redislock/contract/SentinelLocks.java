@@ -7,7 +7,6 @@ import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisSentinels;
@@ -47,12 +46,20 @@ public final class SentinelLocks extends LockFixture {
 		return List.of(this.group.primary());
 	}
 
-	@Override
-	protected LettuceConnectionFactory createConnectionFactory(Duration commandTimeout) {
+	/**
+	 * A configuration that finds the primary through the group's sentinels.
+	 * @return the configuration
+	 */
+	public RedisSentinelConfiguration configuration() {
 		RedisSentinelConfiguration configuration = new RedisSentinelConfiguration();
 		configuration.master(this.group.masterName());
 		this.group.sentinels().forEach((sentinel) -> configuration.sentinel(sentinel.host(), sentinel.port()));
-		return new LettuceConnectionFactory(configuration,
+		return configuration;
+	}
+
+	@Override
+	protected LettuceConnectionFactory createConnectionFactory(Duration commandTimeout) {
+		return new LettuceConnectionFactory(configuration(),
 				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
 	}
 
