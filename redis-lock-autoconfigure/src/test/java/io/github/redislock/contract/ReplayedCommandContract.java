@@ -24,7 +24,6 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.LockTimeoutException;
-import io.github.redislock.contract.LockFixture;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 
