@@ -10,6 +10,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
@@ -18,17 +19,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A Redis command timeout that does not fit in the watchdog lease minus the renew
  * interval is pointed out at start-up, naming the properties to change; one that fits is
- * not. The command timeout here is {@link TestLocks#COMMAND_TIMEOUT two seconds}.
+ * not. The command timeout here is {@link StandaloneLocks#COMMAND_TIMEOUT two seconds}.
  */
 @RedisTest
 @ExtendWith(OutputCaptureExtension.class)
 class CommandTimeoutCheckTests {
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 	}
 
 	@AfterEach

@@ -15,6 +15,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.LockFixture;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 
@@ -76,7 +77,7 @@ final class ContendingNode {
 	private static int run(String host, int port, String key, int iterations, int threads, String name)
 			throws Exception {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				LettuceClientConfiguration.builder().commandTimeout(TestLocks.COMMAND_TIMEOUT).build());
+				LettuceClientConfiguration.builder().commandTimeout(LockFixture.COMMAND_TIMEOUT).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		ExecutorService executor = Executors.newFixedThreadPool(threads);

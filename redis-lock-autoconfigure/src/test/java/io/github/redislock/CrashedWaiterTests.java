@@ -13,6 +13,8 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
@@ -38,7 +40,7 @@ class CrashedWaiterTests {
 
 	private RedisServer server;
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate node;
 
@@ -55,7 +57,7 @@ class CrashedWaiterTests {
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.server = server;
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.node = this.locks.template();
 		this.cli = this.locks.cli();
 		this.proxy = FaultProxy.start(server.host(), server.port());
@@ -65,7 +67,7 @@ class CrashedWaiterTests {
 		this.cutOffFactory.afterPropertiesSet();
 		this.cutOffFactory.start();
 		this.cutOffNode = new LockTemplate(new RedisLockEngine(this.cutOffFactory));
-		this.executor = TestLocks.executor("crashed-waiter-tests");
+		this.executor = LockFixture.executor("crashed-waiter-tests");
 	}
 
 	@AfterEach

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -32,7 +33,7 @@ class DataLossTests {
 
 	private static final String KEY = "ledger";
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate node;
 
@@ -44,7 +45,7 @@ class DataLossTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.node = this.locks.template();
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();

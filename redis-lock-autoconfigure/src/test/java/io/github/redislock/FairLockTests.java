@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -16,19 +15,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Fair locks on a real Redis: waiters of every node and JVM get the lock in the order
- * they queued in Redis, and a waiter that dies, times out or gives up leaves the queue
- * without holding up the ones behind it.
+ * Fair locks with waiters in other JVMs: they get the lock in the order they queued in
+ * Redis, a waiter that dies leaves the queue without holding up the ones behind it, and a
+ * newcomer does not overtake the queue. Fair locks within one JVM are part of the lock's
+ * contract, which every topology runs: see {@code FairLockContract}.
  */
 @RedisTest
 class FairLockTests {
@@ -51,7 +52,7 @@ class FairLockTests {
 
 	private RedisServer server;
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate holderNode;
 
@@ -66,11 +67,11 @@ class FairLockTests {
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.server = server;
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.holderNode = this.locks.template();
 		this.waiterNodes = List.of(this.locks.template(), this.locks.template());
 		this.cli = this.locks.cli();
-		this.executor = TestLocks.executor("fair-lock-tests");
+		this.executor = LockFixture.executor("fair-lock-tests");
 	}
 
 	@AfterEach
@@ -79,38 +80,6 @@ class FairLockTests {
 		this.executor.shutdownNow();
 		this.executor.awaitTermination(10, TimeUnit.SECONDS);
 		this.locks.close();
-	}
-
-	@Test
-	void waitersGetTheLockInTheOrderTheyQueued() throws Exception {
-		int waiters = 6;
-		List<String> grants = new CopyOnWriteArrayList<>();
-		List<Long> tokens = new CopyOnWriteArrayList<>();
-		List<Future<?>> results = new ArrayList<>();
-		List<String> asked = new ArrayList<>();
-		try (LockHandle holder = this.holderNode.lock(fair())) {
-			tokens.add(holder.fencingToken());
-			for (int i = 0; i < waiters; i++) {
-				String label = "waiter-" + i;
-				LockTemplate node = this.waiterNodes.get(i % 2);
-				results.add(this.executor.submit(() -> {
-					try (LockHandle handle = node.lock(fair().waitTime(TIMEOUT))) {
-						grants.add(label);
-						tokens.add(handle.fencingToken());
-					}
-					return null;
-				}));
-				asked.add(label);
-				// Start the next waiter only once this one is in the queue.
-				awaitQueueLength(i + 1);
-			}
-		}
-		for (Future<?> result : results) {
-			result.get(30, TimeUnit.SECONDS);
-		}
-		assertThat(grants).containsExactlyElementsOf(asked);
-		assertThat(tokens).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
-		assertThat(queueLength()).isZero();
 	}
 
 	@Test
@@ -204,78 +173,6 @@ class FairLockTests {
 		}
 		await().atMost(TIMEOUT).until(() -> lrange(grants).size() == 1);
 		assertThat(lrange(grants).get(0)).startsWith("queued ");
-	}
-
-	@Test
-	void fairLockIsReentrantForItsThread() throws Exception {
-		try (LockHandle outer = this.holderNode.lock(fair())) {
-			try (LockHandle inner = this.holderNode.lock(fair().waitTime(Duration.ZERO))) {
-				assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
-			}
-			assertThat(outer.isHeld()).isTrue();
-			assertThat(this.waiterNodes.get(0).tryLock(fair().waitTime(Duration.ZERO))).isEmpty();
-		}
-		assertThat(this.waiterNodes.get(0).tryLock(fair().waitTime(Duration.ZERO)))
-			.hasValueSatisfying(LockHandle::close);
-	}
-
-	@Test
-	void tryLockWithoutWaitDoesNotQueue() {
-		try (LockHandle holder = this.holderNode.lock(fair())) {
-			assertThat(this.waiterNodes.get(0).tryLock(fair().waitTime(Duration.ZERO))).isEmpty();
-			assertThat(queueLength()).isZero();
-		}
-		assertThat(this.cli.command("EXISTS", QUEUE, QUEUE + ":deadlines")).isEqualTo(0L);
-	}
-
-	@Test
-	void waiterThatTimesOutLeavesTheQueue() throws Exception {
-		Future<Long> next;
-		LockHandle holder = this.holderNode.lock(fair());
-		try {
-			Future<?> impatient = this.executor
-				.submit(() -> this.waiterNodes.get(0).lock(fair().waitTime(Duration.ofSeconds(1))));
-			awaitQueueLength(1);
-			next = this.executor.submit(() -> {
-				try (LockHandle handle = this.waiterNodes.get(1).lock(fair().waitTime(TIMEOUT))) {
-					return System.nanoTime();
-				}
-			});
-			awaitQueueLength(2);
-			assertThatExceptionOfType(Exception.class).isThrownBy(() -> impatient.get(10, TimeUnit.SECONDS))
-				.withCauseInstanceOf(LockTimeoutException.class);
-			assertThat(queueLength()).isEqualTo(1);
-		}
-		finally {
-			holder.close();
-		}
-		long released = System.nanoTime();
-		assertThat(Duration.ofNanos(next.get(10, TimeUnit.SECONDS) - released)).isLessThan(MARGIN);
-	}
-
-	@Test
-	void interruptedWaiterLeavesTheQueueBeforeItsDeadline() throws Exception {
-		Future<Long> next;
-		LockHandle holder = this.holderNode.lock(fair());
-		try {
-			// It would stay in line for 20 s if giving up did not take it out.
-			Future<?> givingUp = this.executor
-				.submit(() -> this.waiterNodes.get(0).lock(fair().waitTime(Duration.ofSeconds(20))));
-			awaitQueueLength(1);
-			next = this.executor.submit(() -> {
-				try (LockHandle handle = this.waiterNodes.get(1).lock(fair().waitTime(TIMEOUT))) {
-					return System.nanoTime();
-				}
-			});
-			awaitQueueLength(2);
-			givingUp.cancel(true);
-			await().atMost(Duration.ofSeconds(5)).until(() -> queueLength() == 1);
-		}
-		finally {
-			holder.close();
-		}
-		long released = System.nanoTime();
-		assertThat(Duration.ofNanos(next.get(30, TimeUnit.SECONDS) - released)).isLessThan(MARGIN);
 	}
 
 	private static LockRequest fair() {

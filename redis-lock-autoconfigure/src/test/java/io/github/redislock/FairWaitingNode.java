@@ -7,6 +7,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.LockFixture;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 
@@ -31,7 +32,7 @@ final class FairWaitingNode {
 		String commands = args[3];
 		String grants = args[4];
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				LettuceClientConfiguration.builder().commandTimeout(TestLocks.COMMAND_TIMEOUT).build());
+				LettuceClientConfiguration.builder().commandTimeout(LockFixture.COMMAND_TIMEOUT).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		LockTemplate template = new LockTemplate(new RedisLockEngine(factory, LockOptions.defaults()));

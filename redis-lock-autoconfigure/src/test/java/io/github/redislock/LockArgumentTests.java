@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
@@ -26,7 +28,7 @@ class LockArgumentTests {
 
 	@Test
 	void blankKeyIsRejected(RedisServer server) throws Exception {
-		try (TestLocks locks = new TestLocks(server)) {
+		try (StandaloneLocks locks = new StandaloneLocks(server)) {
 			LockTemplate template = locks.template();
 			assertThatIllegalArgumentException().isThrownBy(() -> template.lock(" "))
 				.withMessageContaining("key must not be blank");
@@ -119,7 +121,7 @@ class LockArgumentTests {
 	@Test
 	void unreachableRedisFailsWithinTheCommandTimeoutAndLeavesNothing(@RedisTest.Dedicated RedisServer server)
 			throws Exception {
-		try (TestLocks locks = new TestLocks(server)) {
+		try (StandaloneLocks locks = new StandaloneLocks(server)) {
 			LockTemplate template = locks.template();
 			template.run("warm-up", () -> {
 			});
@@ -129,7 +131,7 @@ class LockArgumentTests {
 				.withMessageContaining("order:1")
 				.satisfies((ex) -> assertThat(ex.getCause()).isNotNull());
 			assertThat(Duration.ofNanos(System.nanoTime() - start))
-				.isLessThan(TestLocks.COMMAND_TIMEOUT.plusSeconds(2));
+				.isLessThan(LockFixture.COMMAND_TIMEOUT.plusSeconds(2));
 			assertThat(locks.diagnostics(template).heldCount()).isZero();
 			assertThat(locks.diagnostics(template).subscribedChannelCount()).isZero();
 		}

@@ -1,7 +1,6 @@
 package io.github.redislock;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -14,6 +13,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
@@ -21,31 +21,28 @@ import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Arguments at the edges: a key that would empty its hash tag, leases shorter than Redis
- * counts or longer than a nanosecond clock holds, and interrupts before and during a call
- * to Redis. Each works or is refused up front, naming the argument.
+ * Arguments at the edges: a key that would empty its hash tag and leases shorter than
+ * Redis counts are refused up front, naming the argument, and an interrupt during a call
+ * to Redis (held up by a proxy) ends the acquisition. The other edges are part of the
+ * lock's contract, which every topology runs: see {@code LockEdgeContract}.
  */
 @RedisTest
 class LockEdgeTests {
 
 	private RedisServer server;
 
-	private TestLocks locks;
-
-	private LockTemplate node;
+	private StandaloneLocks locks;
 
 	private RedisCli cli;
 
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.server = server;
-		this.locks = new TestLocks(server);
-		this.node = this.locks.template();
+		this.locks = new StandaloneLocks(server);
 		this.cli = this.locks.cli();
 	}
 
@@ -63,16 +60,6 @@ class LockEdgeTests {
 	}
 
 	@Test
-	void keyWithABraceInsideLocksAsAnyOther() {
-		try (LockHandle handle = this.node.lock(LockRequest.of("order}42").mode(LockMode.WRITE))) {
-			assertThat(handle.isHeld()).isTrue();
-		}
-		try (LockHandle handle = this.node.lock(LockRequest.of("order}42").fair(true))) {
-			assertThat(handle.isHeld()).isTrue();
-		}
-	}
-
-	@Test
 	void leaseShorterThanAMillisecondIsRefusedNamingIt() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> LockRequest.of("order").leaseTime(Duration.ofNanos(500_000)))
@@ -80,25 +67,6 @@ class LockEdgeTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> LockOptions.defaults().withWatchdog(Duration.ofNanos(900_000), Duration.ofNanos(100)))
 			.withMessageContaining("watchdogLease must be at least 1 ms");
-	}
-
-	@Test
-	void hugeWaitAndLeaseWork() {
-		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
-		try (LockHandle handle = this.node.lock(LockRequest.of("order").waitTime(forever).leaseTime(forever))) {
-			assertThat(handle.isHeld()).isTrue();
-			assertThat(this.cli.pttl("redis-lock:{order}")).isGreaterThan(TimeUnit.DAYS.toMillis(365));
-		}
-		assertThat(this.cli.get("redis-lock:{order}")).isNull();
-	}
-
-	@Test
-	void alreadyInterruptedThreadIsRefusedWithoutACommand() {
-		long scripts = scriptCalls();
-		Thread.currentThread().interrupt();
-		assertThatExceptionOfType(LockInterruptedException.class).isThrownBy(() -> this.node.lock("order"));
-		assertThat(Thread.interrupted()).isTrue();
-		assertThat(scriptCalls()).isEqualTo(scripts);
 	}
 
 	@Test
@@ -134,20 +102,6 @@ class LockEdgeTests {
 				factory.destroy();
 			}
 		}
-	}
-
-	@Test
-	void interruptedThreadStillReleasesItsLock() {
-		LockHandle handle = this.node.lock("order");
-		Thread.currentThread().interrupt();
-		handle.close();
-		assertThat(Thread.interrupted()).isTrue();
-		assertThat(this.cli.get("redis-lock:{order}")).isNull();
-	}
-
-	private long scriptCalls() {
-		Map<String, Long> calls = TestLocks.commandCalls(this.cli);
-		return calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
 	}
 
 }

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -36,7 +38,7 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class LockFaultTests {
 
-	private static final Duration COMMAND_TIMEOUT = TestLocks.COMMAND_TIMEOUT;
+	private static final Duration COMMAND_TIMEOUT = LockFixture.COMMAND_TIMEOUT;
 
 	/** Time allowed on top of a computed bound, for scheduling on a busy machine. */
 	private static final Duration MARGIN = Duration.ofSeconds(1);
@@ -48,7 +50,7 @@ class LockFaultTests {
 
 	private RedisServer server;
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private RedisCli cli;
 
@@ -59,9 +61,9 @@ class LockFaultTests {
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.server = server;
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.cli = this.locks.cli();
-		this.executor = TestLocks.executor("lock-fault-tests");
+		this.executor = LockFixture.executor("lock-fault-tests");
 	}
 
 	@AfterEach
@@ -130,7 +132,7 @@ class LockFaultTests {
 	void holderSeesTheLossWithinARenewalIntervalWhenRedisRestartsEmpty(@RedisTest.Dedicated RedisServer dedicated,
 			CapturedOutput output) throws Exception {
 		Duration renewInterval = Duration.ofSeconds(1);
-		try (TestLocks locks = new TestLocks(dedicated)) {
+		try (StandaloneLocks locks = new StandaloneLocks(dedicated)) {
 			LockTemplate template = locks
 				.template(LockOptions.defaults().withWatchdog(Duration.ofSeconds(3), renewInterval));
 			LockHandle handle = template.lock("report");
@@ -151,7 +153,7 @@ class LockFaultTests {
 	void executeSpanningARedisRestartThrowsLockLostAfterTheActionReturns(@RedisTest.Dedicated RedisServer dedicated)
 			throws Exception {
 		Duration renewInterval = Duration.ofSeconds(1);
-		try (TestLocks locks = new TestLocks(dedicated)) {
+		try (StandaloneLocks locks = new StandaloneLocks(dedicated)) {
 			LockTemplate template = locks
 				.template(LockOptions.defaults().withWatchdog(Duration.ofSeconds(3), renewInterval));
 			LockTemplate otherNode = locks.template();
@@ -209,7 +211,7 @@ class LockFaultTests {
 	@Test
 	void failedAcquisitionIsReleasedAlsoOnAServerThatNeverRanARelease(@RedisTest.Dedicated RedisServer dedicated)
 			throws Exception {
-		try (TestLocks locks = new TestLocks(dedicated); RedisCli dedicatedCli = dedicated.cli()) {
+		try (StandaloneLocks locks = new StandaloneLocks(dedicated); RedisCli dedicatedCli = dedicated.cli()) {
 			LockTemplate template = locks.template();
 			// A long job holds a lock: the server knows the acquire script, but no lock
 			// was released on it yet, as after every restart of Redis until the first

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.LockObserver.ReleaseOutcome;
+import io.github.redislock.contract.CommandStats;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -31,7 +33,7 @@ class LockGroupTests {
 
 	private final List<String> released = new CopyOnWriteArrayList<>();
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate template;
 
@@ -41,7 +43,7 @@ class LockGroupTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.template = this.locks.template(LockOptions.defaults(), new LockObserver() {
 
 			@Override
@@ -93,9 +95,9 @@ class LockGroupTests {
 		LockGroup group = this.template.lockAll(requests("a", "b"));
 		this.cli.command("DEL", "redis-lock:{b}");
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(group::close);
-		long roundTrips = TestLocks.roundTrips(this.cli);
+		long roundTrips = CommandStats.roundTrips(this.cli);
 		group.close();
-		assertThat(TestLocks.roundTrips(this.cli)).isEqualTo(roundTrips);
+		assertThat(CommandStats.roundTrips(this.cli)).isEqualTo(roundTrips);
 		assertThat(this.released).containsExactly("b", "a");
 	}
 

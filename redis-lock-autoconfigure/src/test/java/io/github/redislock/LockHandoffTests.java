@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,6 +13,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.CommandStats;
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -30,7 +32,7 @@ class LockHandoffTests {
 
 	private static final LockRequest LONG_WAIT = LockRequest.of("hot").waitTime(Duration.ofSeconds(20));
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate template;
 
@@ -38,11 +40,11 @@ class LockHandoffTests {
 
 	private RedisCli cli;
 
-	private final ExecutorService executor = TestLocks.executor("lock-handoff-tests");
+	private final ExecutorService executor = LockFixture.executor("lock-handoff-tests");
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.template = this.locks.template();
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();
@@ -62,10 +64,10 @@ class LockHandoffTests {
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(LONG_WAIT),
 				this.executor);
 		awaitOneWaiter(this.template);
-		long roundTrips = TestLocks.roundTrips(this.cli);
+		long roundTrips = CommandStats.roundTrips(this.cli);
 		first.close();
 		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
-		assertThat(TestLocks.roundTrips(this.cli)).isEqualTo(roundTrips);
+		assertThat(CommandStats.roundTrips(this.cli)).isEqualTo(roundTrips);
 		assertThat(second.isHeld()).isTrue();
 		assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
 		assertThat(this.cli.get("redis-lock:{hot}")).isEqualTo(owner);

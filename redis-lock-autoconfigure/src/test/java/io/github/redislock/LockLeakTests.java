@@ -6,6 +6,8 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -24,7 +26,7 @@ class LockLeakTests {
 
 	@Test
 	void hundredThousandKeysLeaveNothingButExpiringFenceKeysAndReleaseMarks(RedisServer server) throws Exception {
-		try (TestLocks locks = new TestLocks(server)) {
+		try (StandaloneLocks locks = new StandaloneLocks(server)) {
 			LockTemplate template = locks.template();
 			RedisCli cli = locks.cli();
 			long keysBefore = cli.dbSize();
@@ -46,7 +48,7 @@ class LockLeakTests {
 			assertThat(locks.diagnostics(template).subscribedChannelCount()).isZero();
 			// Only fence keys remain, each expiring within a minute, and release marks,
 			// each expiring once a replayed release can no longer arrive.
-			long markMillis = TestLocks.COMMAND_TIMEOUT.toMillis() + 1000;
+			long markMillis = LockFixture.COMMAND_TIMEOUT.toMillis() + 1000;
 			assertThat(cli.keys("*:fence")).hasSize(KEYS);
 			Object lasting = cli.command("EVAL", """
 					local n = 0

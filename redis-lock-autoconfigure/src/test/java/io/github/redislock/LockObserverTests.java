@@ -16,6 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -41,7 +43,7 @@ class LockObserverTests {
 
 	private final RecordingObserver observer = new RecordingObserver();
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private LockTemplate template;
 
@@ -53,11 +55,11 @@ class LockObserverTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.template = this.locks.template(OPTIONS, this.observer);
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();
-		this.executor = TestLocks.executor("observed");
+		this.executor = LockFixture.executor("observed");
 		// A first connection may take longer than the short lease of these tests.
 		this.template.run("warm-up", () -> {
 		});

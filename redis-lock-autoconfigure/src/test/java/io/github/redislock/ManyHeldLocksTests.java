@@ -14,6 +14,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.contract.CommandStats;
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -46,13 +49,13 @@ class ManyHeldLocksTests {
 
 	private static final int ACQUIRING_THREADS = 64;
 
-	private TestLocks locks;
+	private StandaloneLocks locks;
 
 	private RedisCli cli;
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new TestLocks(server);
+		this.locks = new StandaloneLocks(server);
 		this.cli = this.locks.cli();
 	}
 
@@ -87,7 +90,7 @@ class ManyHeldLocksTests {
 	}
 
 	private static void acquireAll(LockTemplate template, AtomicReferenceArray<LockHandle> handles) throws Exception {
-		ExecutorService executor = TestLocks.executor("acquiring");
+		ExecutorService executor = LockFixture.executor("acquiring");
 		try {
 			List<Future<?>> acquiring = new ArrayList<>();
 			for (int thread = 0; thread < ACQUIRING_THREADS; thread++) {
@@ -132,7 +135,7 @@ class ManyHeldLocksTests {
 	}
 
 	private long evalCalls() {
-		return TestLocks.commandCalls(this.cli)
+		return CommandStats.commandCalls(this.cli)
 			.entrySet()
 			.stream()
 			.filter((entry) -> entry.getKey().startsWith("eval"))

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
 
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -86,7 +87,7 @@ class MultiJvmLockTests {
 		for (JavaProcess child : this.children) {
 			child.awaitOutput("READY", START_TIMEOUT);
 		}
-		try (TestLocks locks = new TestLocks(server)) {
+		try (StandaloneLocks locks = new StandaloneLocks(server)) {
 			LockTemplate template = locks.template(LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
 			ContendingNode.warmUp(template, KEY + ":warm-up:test-jvm");
 			RedisCli cli = locks.cli();

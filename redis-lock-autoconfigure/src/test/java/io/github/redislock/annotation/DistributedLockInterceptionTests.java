@@ -20,11 +20,10 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockTimeoutException;
-import io.github.redislock.annotation.LockedServicesConfiguration.AsyncService;
-import io.github.redislock.annotation.LockedServicesConfiguration.CounterService;
-import io.github.redislock.annotation.LockedServicesConfiguration.FailureService;
-import io.github.redislock.annotation.LockedServicesConfiguration.LockProbe;
-import io.github.redislock.annotation.LockedServicesConfiguration.OuterService;
+import io.github.redislock.annotation.ConcurrentServicesConfiguration.CounterService;
+import io.github.redislock.annotation.FailureServicesConfiguration.FailureService;
+import io.github.redislock.annotation.NestedServicesConfiguration.AsyncService;
+import io.github.redislock.annotation.NestedServicesConfiguration.OuterService;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

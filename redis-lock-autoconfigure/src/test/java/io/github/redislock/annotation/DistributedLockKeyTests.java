@@ -9,13 +9,12 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockKeyException;
-import io.github.redislock.annotation.LockedServicesConfiguration.Customer;
-import io.github.redislock.annotation.LockedServicesConfiguration.FailureService;
-import io.github.redislock.annotation.LockedServicesConfiguration.KeyFormService;
-import io.github.redislock.annotation.LockedServicesConfiguration.LockProbe;
-import io.github.redislock.annotation.LockedServicesConfiguration.Order;
-import io.github.redislock.annotation.LockedServicesConfiguration.Shipping;
-import io.github.redislock.annotation.LockedServicesConfiguration.User;
+import io.github.redislock.annotation.FailureServicesConfiguration.FailureService;
+import io.github.redislock.annotation.KeyFormServicesConfiguration.Customer;
+import io.github.redislock.annotation.KeyFormServicesConfiguration.KeyFormService;
+import io.github.redislock.annotation.KeyFormServicesConfiguration.Order;
+import io.github.redislock.annotation.KeyFormServicesConfiguration.Shipping;
+import io.github.redislock.annotation.KeyFormServicesConfiguration.User;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

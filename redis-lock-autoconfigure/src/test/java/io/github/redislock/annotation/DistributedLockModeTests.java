@@ -19,8 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.github.redislock.annotation.LockedServicesConfiguration.DocumentService;
-import io.github.redislock.annotation.LockedServicesConfiguration.LockProbe;
+import io.github.redislock.annotation.ConcurrentServicesConfiguration.DocumentService;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

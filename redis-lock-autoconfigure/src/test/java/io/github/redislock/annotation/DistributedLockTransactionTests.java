@@ -5,9 +5,8 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.github.redislock.annotation.LockedServicesConfiguration.LockProbe;
-import io.github.redislock.annotation.LockedServicesConfiguration.RecordingTransactionManager;
-import io.github.redislock.annotation.LockedServicesConfiguration.StockService;
+import io.github.redislock.annotation.TransactionalServicesConfiguration.RecordingTransactionManager;
+import io.github.redislock.annotation.TransactionalServicesConfiguration.StockService;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

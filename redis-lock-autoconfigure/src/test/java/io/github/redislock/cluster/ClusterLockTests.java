@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -19,11 +18,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.LockHandle;
-import io.github.redislock.LockLostException;
 import io.github.redislock.LockNotReplicatedException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.ClusterLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -33,31 +32,13 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The lock's contract on a Redis Cluster of three primaries and three replicas, reached
- * through Spring Data Redis' cluster configuration: exclusion between two nodes,
- * reentrancy, owner-only release, waiters woken by release messages, fixed and renewed
- * leases, lock loss and fencing tokens. Each test uses one lock on each primary, so each
- * behaviour is shown for every primary and for release messages that must cross the
- * cluster bus to reach the subscribed node.
+ * What only a Redis Cluster shows: the lock names of the tests hit every primary, every
+ * key of a lock lives in the slot of its name, release channels are subscribed where
+ * releases from every primary reach them, and {@code minReplicas} waits for the replica
+ * of the lock's own primary. The lock's contract itself runs on the cluster in
+ * {@code ClusterLockContractTests}.
  */
 class ClusterLockTests {
-
-	/**
-	 * Watchdog lease of these tests: a renewal may come 2 s late (as late as the command
-	 * timeout allows) before the lease runs out.
-	 */
-	private static final Duration LEASE = Duration.ofMillis(2500);
-
-	private static final Duration RENEW_INTERVAL = Duration.ofMillis(500);
-
-	/**
-	 * A lease long enough that a loss seen within a few seconds was seen by a renewal,
-	 * not by the lease running out in this JVM.
-	 */
-	private static final Duration LONG_LEASE = Duration.ofSeconds(10);
-
-	/** Time allowed on top of a computed bound, for scheduling on a busy machine. */
-	private static final Duration MARGIN = Duration.ofSeconds(1);
 
 	private static final String PREFIX = LockOptions.DEFAULT_KEY_PREFIX;
 
@@ -108,6 +89,18 @@ class ClusterLockTests {
 	 * The names the other tests use hit all three primaries: with one lock held per name,
 	 * every primary stores the lock key of one of them, as the engine named it.
 	 */
+	/**
+	 * The names the contract takes several locks under ({@code ClusterLocks#names}) hit
+	 * all three primaries, each on a slot of its own.
+	 */
+	@Test
+	void namesOfTheContractHitEveryPrimaryOnSlotsOfTheirOwn() {
+		List<String> hot = this.locks.names("hot", 2);
+		assertThat(new HashSet<>(hot.stream().map(this.locks::primaryOf).toList())).hasSize(3)
+			.containsExactlyInAnyOrderElementsOf(cluster.primaries());
+		assertThat(hot.stream().map(ClusterLocks::slotOf).distinct()).hasSize(hot.size());
+	}
+
 	@Test
 	void lockNamesOfTheseTestsHitEveryPrimary() {
 		List<LockHandle> handles = names.stream().map(this.template::lock).toList();
@@ -166,69 +159,11 @@ class ClusterLockTests {
 		}
 	}
 
-	/** A held lock excludes the other node and other threads of its own node. */
-	@Test
-	void heldLockExcludesTheOtherNodeAndOtherThreads() throws Exception {
-		for (String name : names) {
-			try (LockHandle handle = this.template.lock(name)) {
-				assertThat(this.otherNode.tryLock(name, Duration.ZERO)).as(name).isEmpty();
-				Optional<LockHandle> fromOtherThread = CompletableFuture
-					.supplyAsync(() -> this.template.tryLock(name, Duration.ZERO), this.executor)
-					.get(5, TimeUnit.SECONDS);
-				assertThat(fromOtherThread).isEmpty();
-				assertThat(handle.isHeld()).isTrue();
-			}
-			Optional<LockHandle> afterRelease = this.otherNode.tryLock(name, Duration.ZERO);
-			assertThat(afterRelease).as(name).isPresent();
-			afterRelease.get().close();
-		}
-	}
-
-	/** A reentrant acquisition shares the grant; only the outermost close releases it. */
-	@Test
-	void reentrantLockIsReleasedInRedisOnlyByTheOutermostClose() {
-		for (String name : names) {
-			LockHandle outer = this.template.lock(name);
-			LockHandle inner = this.template.lock(name);
-			assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
-			inner.close();
-			assertThat(inner.isHeld()).isFalse();
-			assertThat(outer.isHeld()).isTrue();
-			assertThat(this.otherNode.tryLock(name, Duration.ZERO)).as(name).isEmpty();
-			outer.close();
-			Optional<LockHandle> afterRelease = this.otherNode.tryLock(name, Duration.ZERO);
-			assertThat(afterRelease).as(name).isPresent();
-			afterRelease.get().close();
-		}
-	}
-
-	/**
-	 * A holder whose lock was taken over cannot release the new holder's lock: its close
-	 * reports the loss and the other node keeps the lock.
-	 */
-	@Test
-	void closingAHandleWhoseLockWasTakenOverLeavesTheNewHolderAlone() {
-		for (String name : names) {
-			LockHandle mine = this.template.lock(name);
-			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
-				cli.command("DEL", ClusterLocks.lockKey(name));
-				LockHandle theirs = this.otherNode.lock(name);
-				String theirOwner = cli.get(ClusterLocks.lockKey(name));
-				assertThatExceptionOfType(LockLostException.class).isThrownBy(mine::close)
-					.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo(name));
-				assertThat(theirs.isHeld()).isTrue();
-				assertThat(cli.get(ClusterLocks.lockKey(name))).as(name).isNotNull().isEqualTo(theirOwner);
-				theirs.close();
-				assertThat(cli.get(ClusterLocks.lockKey(name))).isNull();
-			}
-		}
-	}
-
 	/**
 	 * Waiters on the other node sleep on a subscription that a release on any primary
-	 * reaches (sharded on the lock's primary, or plain anywhere and carried by the
-	 * cluster bus): each is woken well within a second or two, when the holder's 30 s
-	 * lease would have kept it asleep for its whole 20 s wait.
+	 * reaches: sharded on the lock's primary, or plain anywhere and carried by the
+	 * cluster bus, as asserted here. Each is woken well within a second or two, when the
+	 * holder's 30 s lease would have kept it asleep for its whole 20 s wait.
 	 */
 	@Test
 	void waitersOnTheOtherNodeAreWokenByReleaseMessagesFromEveryPrimary() throws Exception {
@@ -253,100 +188,6 @@ class ClusterLockTests {
 			assertThat(granted.isHeld()).isTrue();
 			assertThat(granted.fencingToken()).isGreaterThan(held.get(i).fencingToken());
 			granted.close();
-		}
-	}
-
-	/** A fixed lease runs out on every primary; the holder learns it lost the lock. */
-	@Test
-	void fixedLeaseRunsOutAndItsHolderLearnsItWasLost() {
-		Duration lease = Duration.ofMillis(400);
-		for (String name : names) {
-			// The lease starts when Redis runs the acquire, after it was asked for.
-			long asked = System.nanoTime();
-			LockHandle handle = this.template.lock(LockRequest.of(name).leaseTime(lease));
-			assertThat(this.locks.diagnostics(this.template).renewedCount()).isZero();
-			try (LockHandle next = this.otherNode.lock(LockRequest.of(name).waitTime(Duration.ofSeconds(10)))) {
-				// Not before the lease ran out (less a few milliseconds for Redis'
-				// clock),
-				// and not long after either: the waiter slept for the lease it was told.
-				assertThat(Duration.ofNanos(System.nanoTime() - asked)).as(name)
-					.isBetween(lease.minusMillis(10), lease.plus(Duration.ofSeconds(3)));
-				assertThat(next.fencingToken()).isGreaterThan(handle.fencingToken());
-			}
-			assertThat(handle.isHeld()).isFalse();
-			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
-		}
-	}
-
-	/** The watchdog renews locks on all three primaries past several of their leases. */
-	@Test
-	void watchdogKeepsLocksOnEveryPrimaryPastTheirLease() {
-		LockTemplate renewing = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL));
-		List<LockHandle> handles = names.stream().map(renewing::lock).toList();
-		List<RedisCli> clis = names.stream().map(this.locks::cliOf).toList();
-		List<String> owners = new ArrayList<>();
-		for (int i = 0; i < names.size(); i++) {
-			owners.add(clis.get(i).get(ClusterLocks.lockKey(names.get(i))));
-		}
-		// Held by their owners at every check, until two renewals past the first lease: a
-		// lock that lapsed once cannot come back with the same owner token.
-		Duration past = LEASE.plus(RENEW_INTERVAL.multipliedBy(2));
-		await().during(past).atMost(past.plus(MARGIN)).until(() -> {
-			for (int i = 0; i < names.size(); i++) {
-				if (!handles.get(i).isHeld()
-						|| !owners.get(i).equals(clis.get(i).get(ClusterLocks.lockKey(names.get(i))))) {
-					return false;
-				}
-			}
-			return true;
-		});
-		for (int i = 0; i < names.size(); i++) {
-			String name = names.get(i);
-			assertThat(clis.get(i).pttl(ClusterLocks.lockKey(name))).as(name).isBetween(1L, LEASE.toMillis());
-			assertThat(this.otherNode.tryLock(name, Duration.ZERO)).isEmpty();
-		}
-		assertThat(this.locks.diagnostics(renewing).renewedCount()).isEqualTo(names.size());
-		handles.forEach(LockHandle::close);
-		assertThat(this.locks.diagnostics(renewing).renewedCount()).isZero();
-		for (String name : names) {
-			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
-				assertThat(cli.get(ClusterLocks.lockKey(name))).isNull();
-			}
-		}
-	}
-
-	/**
-	 * A lock whose key is deleted behind its holder's back is found lost by the watchdog
-	 * at its next renewal, within a renewal interval and a margin, far sooner than its 10
-	 * s lease would run out in this JVM; closing it then throws.
-	 */
-	@Test
-	void holderLearnsOfLossWhenItsKeyIsDeleted() {
-		LockTemplate renewing = this.locks.template(LockOptions.defaults().withWatchdog(LONG_LEASE, RENEW_INTERVAL));
-		for (String name : names) {
-			LockHandle handle = renewing.lock(name);
-			try (RedisCli cli = this.locks.primaryOf(name).cli()) {
-				assertThat(cli.command("DEL", ClusterLocks.lockKey(name))).isEqualTo(1L);
-			}
-			await().atMost(RENEW_INTERVAL.plus(MARGIN)).until(() -> !handle.isHeld());
-			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
-				.satisfies((ex) -> assertThat(ex.getFencingToken()).isEqualTo(handle.fencingToken()));
-			assertThat(this.locks.diagnostics(renewing).renewedCount()).isZero();
-		}
-	}
-
-	/** Every grant of a lock carries a greater fencing token, whichever node takes it. */
-	@Test
-	void fencingTokensIncreaseWithEveryGrantAcrossNodes() {
-		for (String name : names) {
-			long previous = 0;
-			for (int i = 0; i < 40; i++) {
-				LockTemplate node = (i % 2 == 0) ? this.template : this.otherNode;
-				try (LockHandle handle = node.lock(name)) {
-					assertThat(handle.fencingToken()).as(name).isGreaterThan(previous);
-					previous = handle.fencingToken();
-				}
-			}
 		}
 	}
 

@@ -31,6 +31,8 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.ClusterLocks;
+import io.github.redislock.contract.CriticalSections;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;

@@ -18,6 +18,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.SubscriptionStatus;
+import io.github.redislock.contract.ClusterLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;

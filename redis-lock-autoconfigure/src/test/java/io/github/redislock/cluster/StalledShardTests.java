@@ -28,6 +28,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.ClusterLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;

@@ -10,6 +10,8 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.CountingObserver;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -44,7 +46,7 @@ class LongPauseTests {
 		try (JavaProcess holder = JavaProcess.start(PausedHolderNode.class, server.host(),
 				Integer.toString(server.port()), "nightly", Long.toString(LEASE.toMillis()),
 				Long.toString(RENEW_INTERVAL.toMillis()));
-				FaultLocks locks = new FaultLocks();
+				StandaloneLocks locks = new StandaloneLocks(server);
 				RedisCli cli = server.cli()) {
 			holder.awaitOutput("HELD", Duration.ofSeconds(30));
 			long holderToken = number(holder.output(), "TOKEN");

@@ -23,6 +23,9 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.LockTimeoutException;
+import io.github.redislock.contract.CountingObserver;
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -41,7 +44,7 @@ import static org.awaitility.Awaitility.await;
 @RedisTest
 class NetworkFaultTests {
 
-	private static final Duration COMMAND_TIMEOUT = FaultLocks.COMMAND_TIMEOUT;
+	private static final Duration COMMAND_TIMEOUT = LockFixture.COMMAND_TIMEOUT;
 
 	/** Time allowed on top of a computed bound, for scheduling on a busy machine. */
 	private static final Duration MARGIN = Duration.ofSeconds(1);
@@ -53,7 +56,7 @@ class NetworkFaultTests {
 
 	private FaultProxy proxy;
 
-	private FaultLocks locks;
+	private StandaloneLocks locks;
 
 	private CountingObserver observer;
 
@@ -65,7 +68,7 @@ class NetworkFaultTests {
 	void setUp(RedisServer server) {
 		this.server = server;
 		this.proxy = FaultProxy.start(server.host(), server.port());
-		this.locks = new FaultLocks();
+		this.locks = new StandaloneLocks(server);
 		this.observer = new CountingObserver();
 		this.cli = server.cli();
 		this.executor = Executors.newCachedThreadPool();
@@ -328,7 +331,7 @@ class NetworkFaultTests {
 	/** A node behind the proxy, connected, whose engine reports to the observer. */
 	private LockTemplate proxiedNode(LockOptions options) {
 		LockTemplate node = this.locks.template(this.proxy.host(), this.proxy.port(), options, this.observer);
-		FaultLocks.warmUp(node);
+		LockFixture.warmUp(node);
 		return node;
 	}
 
@@ -336,7 +339,7 @@ class NetworkFaultTests {
 	private LockTemplate directNode() {
 		LockTemplate node = this.locks.template(this.server.host(), this.server.port(), LockOptions.defaults(),
 				new CountingObserver());
-		FaultLocks.warmUp(node);
+		LockFixture.warmUp(node);
 		return node;
 	}
 

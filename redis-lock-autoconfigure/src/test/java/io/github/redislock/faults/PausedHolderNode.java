@@ -2,7 +2,6 @@ package io.github.redislock.faults;
 
 import java.time.Duration;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -10,6 +9,8 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 
 /**
@@ -31,14 +32,13 @@ final class PausedHolderNode {
 		String key = args[2];
 		Duration lease = Duration.ofMillis(Long.parseLong(args[3]));
 		Duration renewInterval = Duration.ofMillis(Long.parseLong(args[4]));
-		LettuceConnectionFactory factory = FaultLocks
-			.connectionFactory(new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])));
+		LettuceConnectionFactory factory = StandaloneLocks.connectionFactory(args[0], Integer.parseInt(args[1]));
 		try (LockTemplate template = new LockTemplate(
 				new RedisLockEngine(factory, LockOptions.defaults().withWatchdog(lease, renewInterval)))) {
 			// Connected and the scripts loaded before the lock is taken, as in a running
 			// application: a cold first acquisition can outlast a short lease (see
 			// NetworkFaultTests#slowGrantIsRenewedBeforeItsLeaseRunsOut).
-			FaultLocks.warmUp(template);
+			LockFixture.warmUp(template);
 			LockHandle handle = template.lock(key);
 			print("TOKEN " + handle.fencingToken());
 			print("HELD");

@@ -16,6 +16,9 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.SubscriptionStatus;
+import io.github.redislock.contract.CountingObserver;
+import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -35,7 +38,7 @@ import static org.awaitility.Awaitility.await;
 @RedisTest
 class SubscriptionRecoveryTests {
 
-	private static final Duration COMMAND_TIMEOUT = FaultLocks.COMMAND_TIMEOUT;
+	private static final Duration COMMAND_TIMEOUT = LockFixture.COMMAND_TIMEOUT;
 
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final Duration SUBSCRIPTION_LINGER = Duration.ofSeconds(1);
@@ -55,7 +58,7 @@ class SubscriptionRecoveryTests {
 
 	private FaultProxy proxy;
 
-	private FaultLocks locks;
+	private StandaloneLocks locks;
 
 	private RedisCli cli;
 
@@ -65,7 +68,7 @@ class SubscriptionRecoveryTests {
 	void setUp(RedisServer server) {
 		this.server = server;
 		this.proxy = FaultProxy.start(server.host(), server.port());
-		this.locks = new FaultLocks();
+		this.locks = new StandaloneLocks(server);
 		this.cli = server.cli();
 		this.executor = Executors.newCachedThreadPool();
 	}
@@ -176,7 +179,7 @@ class SubscriptionRecoveryTests {
 
 	private LockTemplate node(String host, int port) {
 		LockTemplate node = this.locks.template(host, port, LockOptions.defaults(), new CountingObserver());
-		FaultLocks.warmUp(node);
+		LockFixture.warmUp(node);
 		return node;
 	}
 

@@ -1,4 +1,4 @@
-package io.github.redislock.faults;
+package io.github.redislock.contract;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,7 +11,7 @@ import io.github.redislock.LockObserver;
  * Counts, per lock name, the renewals and losses an engine reports, so that tests can
  * tell a lock the watchdog keeps renewing from one it was told it lost.
  */
-final class CountingObserver implements LockObserver {
+public final class CountingObserver implements LockObserver {
 
 	private final ConcurrentHashMap<String, AtomicInteger> renewals = new ConcurrentHashMap<>();
 
@@ -27,11 +27,21 @@ final class CountingObserver implements LockObserver {
 		count(this.losses, key).incrementAndGet();
 	}
 
-	int renewals(String key) {
+	/**
+	 * How many renewals of the lock were reported so far.
+	 * @param key the lock name
+	 * @return the count
+	 */
+	public int renewals(String key) {
 		return count(this.renewals, key).get();
 	}
 
-	int losses(String key) {
+	/**
+	 * How many losses of the lock were reported so far.
+	 * @param key the lock name
+	 * @return the count
+	 */
+	public int losses(String key) {
 		return count(this.losses, key).get();
 	}
 

@@ -1,4 +1,4 @@
-package io.github.redislock.cluster;
+package io.github.redislock.contract;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * orders every section. A gauge of the threads inside each lock catches an overlap as it
  * happens; the recorded intervals allow leaving out the grants later reported lost.
  */
-final class CriticalSections {
+public final class CriticalSections {
 
 	private final Map<String, AtomicInteger> inside = new ConcurrentHashMap<>();
 
@@ -24,40 +24,66 @@ final class CriticalSections {
 
 	private final ConcurrentLinkedQueue<Section> sections = new ConcurrentLinkedQueue<>();
 
-	/** Called by a holder right after it was granted the lock. */
-	Section enter(String key, Object node, long fencingToken) {
+	/**
+	 * Called by a holder right after it was granted the lock.
+	 * @param key the lock name
+	 * @param node the node that holds it
+	 * @param fencingToken the grant's token
+	 * @return the section, to {@linkplain #exit(Section) exit}
+	 */
+	public Section enter(String key, Object node, long fencingToken) {
 		int now = this.inside.computeIfAbsent(key, (name) -> new AtomicInteger()).incrementAndGet();
 		this.maxInside.computeIfAbsent(key, (name) -> new AtomicInteger()).accumulateAndGet(now, Math::max);
 		return new Section(key, node, fencingToken, System.nanoTime());
 	}
 
-	/** Called by the holder before it releases the lock. */
-	void exit(Section section) {
+	/**
+	 * Called by the holder before it releases the lock.
+	 * @param section what {@link #enter} returned
+	 */
+	public void exit(Section section) {
 		section.endNanos = System.nanoTime();
 		this.inside.get(section.key).decrementAndGet();
 		this.sections.add(section);
 	}
 
-	/** How many threads were inside the lock's sections at once, at most. */
-	int maxInside(String key) {
+	/**
+	 * How many threads were inside the lock's sections at once, at most.
+	 * @param key the lock name
+	 * @return the maximum
+	 */
+	public int maxInside(String key) {
 		AtomicInteger max = this.maxInside.get(key);
 		return (max != null) ? max.get() : 0;
 	}
 
-	/** How many sections of the lock were completed. */
-	long entries(String key) {
+	/**
+	 * How many sections of the lock were completed.
+	 * @param key the lock name
+	 * @return the count
+	 */
+	public long entries(String key) {
 		return this.sections.stream().filter((section) -> section.key.equals(key)).count();
 	}
 
-	/** How many sections of the lock began after the given time. */
-	long entriesSince(String key, long nanos) {
+	/**
+	 * How many sections of the lock began after the given time.
+	 * @param key the lock name
+	 * @param nanos a {@link System#nanoTime()} reading
+	 * @return the count
+	 */
+	public long entriesSince(String key, long nanos) {
 		return this.sections.stream()
 			.filter((section) -> section.key.equals(key) && section.startNanos - nanos > 0)
 			.count();
 	}
 
-	/** How often the lock passed from a holder on one node to a holder on another. */
-	int nodeChanges(String key) {
+	/**
+	 * How often the lock passed from a holder on one node to a holder on another.
+	 * @param key the lock name
+	 * @return the count
+	 */
+	public int nodeChanges(String key) {
 		List<Section> ordered = ofKey(key);
 		int changes = 0;
 		for (int i = 1; i < ordered.size(); i++) {
@@ -68,16 +94,20 @@ final class CriticalSections {
 		return changes;
 	}
 
-	/** How many sections ended with their grant reported lost. */
-	long lostCount() {
+	/**
+	 * How many sections ended with their grant reported lost.
+	 * @return the count
+	 */
+	public long lostCount() {
 		return this.sections.stream().filter((section) -> section.lost).count();
 	}
 
 	/**
 	 * Pairs of sections of one lock that overlapped in time, described.
 	 * @param includeLost whether sections whose grant was reported lost count
+	 * @return the overlapping pairs
 	 */
-	List<String> overlaps(boolean includeLost) {
+	public List<String> overlaps(boolean includeLost) {
 		List<String> overlaps = new ArrayList<>();
 		for (String key : keys()) {
 			List<Section> ordered = ofKey(key).stream().filter((section) -> includeLost || !section.lost).toList();
@@ -96,8 +126,9 @@ final class CriticalSections {
 	 * the sections of each lock began, described. Sections are never reentrant; a grant
 	 * handed between threads of a node carries a token of its own too.
 	 * @param includeLost whether sections whose grant was reported lost count
+	 * @return the inversions
 	 */
-	List<String> tokenInversions(boolean includeLost) {
+	public List<String> tokenInversions(boolean includeLost) {
 		List<String> inversions = new ArrayList<>();
 		for (String key : keys()) {
 			List<Section> ordered = ofKey(key).stream().filter((section) -> includeLost || !section.lost).toList();
@@ -122,7 +153,7 @@ final class CriticalSections {
 	}
 
 	/** One critical section: which lock, on which node, with which token, when. */
-	static final class Section {
+	public static final class Section {
 
 		private final String key;
 
@@ -144,7 +175,7 @@ final class CriticalSections {
 		}
 
 		/** Marks the grant as reported lost by its release. */
-		void lost() {
+		public void lost() {
 			this.lost = true;
 		}
 

@@ -1,4 +1,4 @@
-package io.github.redislock.faults;
+package io.github.redislock.contract;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +18,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.LockAccessException;
-import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockMode;
 import io.github.redislock.LockOptions;
@@ -36,7 +35,8 @@ import static org.awaitility.Awaitility.await;
  * ran them, and Lettuce sends them again after reconnecting. A replayed acquisition must
  * be taken for the caller's own grant, a replayed release for a release, so that no
  * thread waits for its own lock, none is told a lock it released was lost, and nothing
- * stays locked. Subclasses supply the topology, reached through fault proxies.
+ * stays locked. Subclasses supply the topology, reached through fault proxies: a
+ * standalone server, a Redis Cluster and a Sentinel group.
  */
 abstract class ReplayedCommandContract {
 
@@ -50,23 +50,20 @@ abstract class ReplayedCommandContract {
 
 	private ExecutorService executor;
 
-	/** A template whose connections all go through {@link #proxies()}. */
-	protected abstract LockTemplate template(LockOptions options);
+	/**
+	 * The fixture on the topology, unproxied: it reads Redis directly and knows the
+	 * diagnostics of the template.
+	 */
+	protected abstract LockFixture locks();
 
-	/** The diagnostics of the engine of a template made by {@link #template}. */
-	protected abstract LockDiagnostics diagnostics(LockTemplate template);
+	/**
+	 * A template made by {@link #locks()} whose connections all go through
+	 * {@link #proxies()}.
+	 */
+	protected abstract LockTemplate proxiedTemplate(LockOptions options);
 
 	/** The proxies between the template and every Redis server. */
 	protected abstract List<FaultProxy> proxies();
-
-	/** How many scripts the Redis servers ran so far. */
-	protected abstract long scriptCalls();
-
-	/** How many of the given keys of one lock exist in Redis. */
-	protected abstract long existing(String name, String... keys);
-
-	/** Run a command on the Redis server that holds the given key. */
-	protected abstract Object command(String key, String... command);
 
 	@BeforeEach
 	void startExecutor() {
@@ -95,8 +92,11 @@ abstract class ReplayedCommandContract {
 	}
 
 	private void exercise(LockMode mode, boolean fair) throws Exception {
-		LockTemplate template = template(LockOptions.defaults().withKeyPrefix(PREFIX));
-		FaultLocks.warmUp(template);
+		LockTemplate template = proxiedTemplate(LockOptions.defaults().withKeyPrefix(PREFIX));
+		LockFixture.warmUp(template);
+		// Connected through the proxies, or holding their replies would prove nothing.
+		assertThat(proxies().stream().mapToInt(FaultProxy::connectionCount).sum()).as("connections through proxies")
+			.isPositive();
 		AtomicBoolean running = new AtomicBoolean(true);
 		Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
 		ConcurrentHashMap<String, AtomicReference<Thread>> inside = new ConcurrentHashMap<>();
@@ -121,8 +121,8 @@ abstract class ReplayedCommandContract {
 					catch (LockTimeoutException ex) {
 						String lockKey = PREFIX + "{" + key + "}";
 						failures.add(new AssertionError("Timed out on " + key + " held by "
-								+ command(lockKey, "GET", lockKey) + " for " + command(lockKey, "PTTL", lockKey)
-								+ " ms more; this JVM holds " + diagnostics(template).snapshot(), ex));
+								+ command(key, "GET", lockKey) + " for " + command(key, "PTTL", lockKey)
+								+ " ms more; this JVM holds " + locks().diagnostics(template).snapshot(), ex));
 					}
 					catch (Throwable ex) {
 						failures.add(ex);
@@ -156,16 +156,23 @@ abstract class ReplayedCommandContract {
 		}
 	}
 
-	/** How many scripts one Redis server ran so far. */
-	static long scriptCalls(RedisCli cli) {
-		long calls = 0;
-		for (String line : cli.info("commandstats").split("\r?\n")) {
-			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-				String rest = line.substring(line.indexOf("calls=") + 6);
-				calls += Long.parseLong(rest.substring(0, rest.indexOf(',')));
-			}
+	private long scriptCalls() {
+		return CommandStats.scriptCalls(locks().commandCalls());
+	}
+
+	/** How many of the given keys of one lock exist in Redis. */
+	private long existing(String name, String... keys) {
+		String[] command = new String[keys.length + 1];
+		command[0] = "EXISTS";
+		System.arraycopy(keys, 0, command, 1, keys.length);
+		return (Long) command(name, command);
+	}
+
+	/** Runs a command on the Redis server that holds the keys of the lock. */
+	private Object command(String name, String... command) {
+		try (RedisCli cli = locks().serverOf(name).cli()) {
+			return cli.command(command);
 		}
-		return calls;
 	}
 
 }

@@ -1,0 +1,24 @@
+package io.github.redislock.contract;
+
+import java.util.concurrent.ExecutorService;
+
+/**
+ * What every theme of the lock's contract reads from the topology under test: its
+ * fixture, new for each test, and an executor for the test's other threads, both closed
+ * after it. {@link LockContractTests} implements it, once per topology.
+ */
+interface LockContract {
+
+	/**
+	 * The fixture of this test, on the topology under test.
+	 * @return the fixture
+	 */
+	LockFixture locks();
+
+	/**
+	 * An executor for the threads of this test, shut down after it.
+	 * @return the executor
+	 */
+	ExecutorService executor();
+
+}
