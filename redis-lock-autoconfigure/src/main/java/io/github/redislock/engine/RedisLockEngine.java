@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -23,7 +22,6 @@ import io.github.redislock.LockNotReplicatedException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.engine.LockObserver.AcquireOutcome;
 import io.github.redislock.engine.LockObserver.ReleaseOutcome;
-import io.github.redislock.engine.LockScripts.Attempt;
 import io.github.redislock.engine.ReleaseSubscriptions.EagerAcquisition;
 import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
 
@@ -72,17 +70,10 @@ public final class RedisLockEngine implements AutoCloseable {
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
 
 	/**
-	 * How long a fair queue entry or a writer intent lasts unless its waiter renews it: a
-	 * waiter that dies stops holding others up within this time, not after its whole
-	 * wait.
-	 */
-	static final long LINE_LEASE_MILLIS = 3000;
-
-	/**
 	 * How often a waiter in a fair queue or a writer with an intent renews it, by trying
 	 * again, while nothing wakes it sooner.
 	 */
-	private static final long LINE_RENEW_NANOS = TimeUnit.MILLISECONDS.toNanos(LINE_LEASE_MILLIS / 3);
+	private static final long LINE_RENEW_NANOS = TimeUnit.MILLISECONDS.toNanos(Acquisition.LINE_LEASE_MILLIS / 3);
 
 	private final LockOptions options;
 
@@ -101,7 +92,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	private final AsyncAcquirer asyncAcquirer;
 
 	/** The hold of each lock this JVM holds now, for reentrancy and diagnostics. */
-	private final ConcurrentHashMap<String, LockHold> holds = new ConcurrentHashMap<>();
+	private final LocalHolds holds = new LocalHolds();
 
 	/** Told of what happens to locks; {@code null} when nobody observes them. */
 	private final @Nullable LockObserver observer;
@@ -132,10 +123,11 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.options = options;
 		this.observer = (observer != null) ? new GuardedLockObserver(observer) : null;
 		this.keys = new LockKeys(options.keyPrefix());
+		LockKind.all();
 		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
 
 		this.scripts = new LockScripts(connectionFactory, this.keys, messaging);
-		this.asyncAcquirer = new AsyncAcquirer(this.scripts.commands(), this.keys);
+		this.asyncAcquirer = new AsyncAcquirer(this.scripts.commands());
 		String controlChannel = this.keys.controlChannel();
 		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
 				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId());
@@ -226,24 +218,11 @@ public final class RedisLockEngine implements AutoCloseable {
 			// without a command sent for an acquisition nobody would use.
 			throw new LockInterruptedException(key, new InterruptedException("Interrupted before acquiring"));
 		}
-		LockHold current = this.holds.get(LockHold.keyOf(kind, key, Thread.currentThread()));
-		if (reentrant && isOwnedByThisThread(current) && reenter(current)) {
+		LockHold current = this.holds.ofThread(kind, key);
+		if (reentrant && LocalHolds.isOwnedByThisThread(current) && reenter(current)) {
 			return new RedisLockHandle(this, current);
 		}
-		String covering = "";
-		if (kind == LockKind.READ) {
-			LockHold writing = this.holds.get(LockHold.keyOf(LockKind.WRITE, key, Thread.currentThread()));
-			if (isOwnedByThisThread(writing)) {
-				covering = writing.lease().owner();
-			}
-		}
-		else if (kind == LockKind.WRITE
-				&& isOwnedByThisThread(this.holds.get(LockHold.keyOf(LockKind.READ, key, Thread.currentThread())))) {
-			throw new IllegalStateException("The current thread holds the read lock '" + key
-					+ "' and asks for its write lock: a reader cannot upgrade, since two readers doing so would "
-					+ "wait for each other for ever; release the read lock first, or take the write lock from the "
-					+ "start and downgrade");
-		}
+		String covering = kind.admit(this.holds, key);
 		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
 				Durations.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
 				reentrant, System.nanoTime() + Durations.nanos(waitTime), covering, true);
@@ -295,9 +274,11 @@ public final class RedisLockEngine implements AutoCloseable {
 		// Yielding
 		// to other JVMs only delays attempts that can wait: one without wait asks Redis,
 		// as java.util.concurrent's tryLock() barges even into a fair lock.
-		boolean exclusive = acquisition.kind() == LockKind.EXCLUSIVE;
-		if (!exclusive || (!isHeldByAnotherLocalThread(current) && (waitTime.isZero()
-				|| this.subscriptions.yieldingNanos(this.keys.releaseChannel(acquisition.key())) <= 0))) {
+		LockKind kind = acquisition.kind();
+		boolean heldHere = kind.handsOver() && LocalHolds.isHeldByAnotherThread(current);
+		boolean yielding = kind.yields() && !waitTime.isZero()
+				&& this.subscriptions.yieldingNanos(kind.channel(this.keys, acquisition.key())) > 0;
+		if (!heldHere && !yielding) {
 			// Not queued yet: a waiter at the head of a fair queue, or a writer keeping
 			// readers out, must be able to hear its wake-up, so it queues once
 			// subscribed.
@@ -341,12 +322,11 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	private @Nullable LockHold await(Acquisition acquisition) {
 		LockKind kind = acquisition.kind();
-		boolean exclusive = kind == LockKind.EXCLUSIVE;
-		String channel = this.keys.channel(kind, acquisition.key());
+		String channel = kind.channel(this.keys, acquisition.key());
 		Waiter waiter;
 		try {
-			waiter = this.subscriptions.join(channel, exclusive && acquisition.renewed(), acquisition.reentrant(),
-					acquisition.owner(), eagerAcquisition(acquisition));
+			waiter = this.subscriptions.join(channel, kind.handsOver() && acquisition.renewed(),
+					acquisition.reentrant(), acquisition.owner(), eagerAcquisition(acquisition));
 		}
 		catch (RedisCommandInterruptedException ex) {
 			throw new LockInterruptedException(acquisition.key(),
@@ -363,9 +343,9 @@ public final class RedisLockEngine implements AutoCloseable {
 					return hold;
 				}
 				long sleepNanos;
-				LockHold local = exclusive ? this.holds.get(acquisition.key()) : null;
-				long yielding = exclusive ? this.subscriptions.yieldingNanos(channel) : 0;
-				if (isHeldByAnotherLocalThread(local)) {
+				LockHold local = kind.handsOver() ? this.holds.ofThread(kind, acquisition.key()) : null;
+				long yielding = kind.yields() ? this.subscriptions.yieldingNanos(channel) : 0;
+				if (LocalHolds.isHeldByAnotherThread(local)) {
 					// Its release wakes a queued waiter: by hand-over, or by the release
 					// message.
 					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
@@ -385,7 +365,7 @@ public final class RedisLockEngine implements AutoCloseable {
 				if (remaining <= 0) {
 					return null;
 				}
-				if (kind == LockKind.FAIR || kind == LockKind.WRITE) {
+				if (kind.queues()) {
 					// Wake in time to renew the queue entry or writer intent.
 					sleepNanos = Math.min(sleepNanos, LINE_RENEW_NANOS);
 				}
@@ -402,7 +382,7 @@ public final class RedisLockEngine implements AutoCloseable {
 				// Handed over as this waiter gave up: pass it on rather than drop it.
 				releaseQuietly(untaken);
 			}
-			if (hold == null && (kind == LockKind.FAIR || kind == LockKind.WRITE)) {
+			if (hold == null && kind.queues()) {
 				leaveLine(acquisition);
 			}
 		}
@@ -414,20 +394,12 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	private void leaveLine(Acquisition acquisition) {
 		try {
-			this.scripts.leave(acquisition.kind(), acquisition.key(), acquisition.owner());
+			acquisition.kind().leave(this.scripts, acquisition.key(), acquisition.owner());
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not leave the line of lock '{}'; the entry ends with its wait time", acquisition.key(),
 					ex);
 		}
-	}
-
-	private boolean isOwnedByThisThread(@Nullable LockHold hold) {
-		return hold != null && hold.ownerThread() == Thread.currentThread();
-	}
-
-	private boolean isHeldByAnotherLocalThread(@Nullable LockHold hold) {
-		return hold != null && hold.ownerThread() != Thread.currentThread() && !hold.isReleased() && hold.isHeld();
 	}
 
 	/** One acquire script; a grant becomes this thread's hold. */
@@ -448,7 +420,7 @@ public final class RedisLockEngine implements AutoCloseable {
 				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
 		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null, 0);
 		lease.heldBy(hold);
-		LockHold replaced = this.holds.put(hold.holdKey(), hold);
+		LockHold replaced = this.holds.granted(hold);
 		if (replaced != null && replaced.lease() != lease && !replaced.isReleased()) {
 			lostToGrant(replaced);
 		}
@@ -485,7 +457,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	 * grant on its connection.
 	 */
 	private @Nullable EagerAcquisition eagerAcquisition(Acquisition acquisition) {
-		if (acquisition.kind() != LockKind.EXCLUSIVE || this.options.minReplicas() > 0) {
+		if (!acquisition.kind().acquiresEagerly() || this.options.minReplicas() > 0) {
 			return null;
 		}
 		return new EagerAcquisition() {
@@ -499,7 +471,7 @@ public final class RedisLockEngine implements AutoCloseable {
 				Acquisition eager = acquisition.withOwner(RedisLockEngine.this.tokens.next());
 				long sentAt = System.nanoTime();
 				return RedisLockEngine.this.asyncAcquirer
-					.acquire(eager.key(), eager.owner(), eager.leaseMillis(),
+					.acquire(eager.kind().acquireCall(RedisLockEngine.this.scripts, eager),
 							RedisLockEngine.this.subscriptions.subscriptionCommands())
 					.handle((attempt, ex) -> {
 						if (ex != null) {
@@ -529,8 +501,10 @@ public final class RedisLockEngine implements AutoCloseable {
 		Attempt attempt;
 		try {
 			int replicas = this.options.minReplicas();
-			attempt = (replicas > 0) ? this.scripts.acquireReplicated(key, () -> runAcquire(acquisition), replicas,
-					this.options.replicationTimeout().toMillis()) : runAcquire(acquisition);
+			attempt = (replicas > 0)
+					? this.scripts.acquireReplicated(key, () -> kind.acquire(this.scripts, acquisition), replicas,
+							this.options.replicationTimeout().toMillis())
+					: kind.acquire(this.scripts, acquisition);
 		}
 		catch (RedisCommandInterruptedException ex) {
 			giveBack(kind, key, owner, acquisition.leaseMillis());
@@ -570,17 +544,6 @@ public final class RedisLockEngine implements AutoCloseable {
 			}
 		}
 		return false;
-	}
-
-	private Attempt runAcquire(Acquisition acquisition) {
-		String key = acquisition.key();
-		return switch (acquisition.kind()) {
-			case EXCLUSIVE -> this.scripts.acquire(key, acquisition.owner(), acquisition.leaseMillis());
-			case FAIR -> this.scripts.acquireFair(key, acquisition.owner(), acquisition.leaseMillis(),
-					acquisition.waitLeftMillis());
-			case READ, WRITE -> this.scripts.acquireReadWrite(acquisition.kind(), key, acquisition.owner(),
-					acquisition.leaseMillis(), acquisition.waitLeftMillis(), acquisition.covering());
-		};
 	}
 
 	/**
@@ -625,15 +588,11 @@ public final class RedisLockEngine implements AutoCloseable {
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
 	private void releaseByOwner(LockKind kind, String key, String owner) {
-		if (kind == LockKind.EXCLUSIVE) {
-			this.scripts.releaseBySource(key, owner);
+		kind.giveBack(this.scripts, key, owner);
+		if (kind.yields()) {
 			// Its message names an owner of this JVM, which wakes no local waiter by
 			// itself.
-			this.subscriptions.releasedHere(this.keys.releaseChannel(key), false, 0);
-		}
-		else {
-			this.scripts.release(kind, key, owner, 0);
-			this.scripts.leave(kind, key, owner);
+			this.subscriptions.releasedHere(kind.channel(this.keys, key), false, 0);
 		}
 	}
 
@@ -659,12 +618,12 @@ public final class RedisLockEngine implements AutoCloseable {
 		}
 		LockLease lease = hold.lease();
 		LockKind kind = lease.kind();
-		String channel = this.keys.channel(kind, hold.key());
+		String channel = kind.channel(this.keys, hold.key());
 		if (mayHandOff(hold) && this.subscriptions.handOff(channel, hold::successor, (next) -> install(hold, next))) {
 			observeRelease(hold, ReleaseOutcome.RELEASED, null);
 			return;
 		}
-		this.holds.remove(hold.holdKey(), hold);
+		this.holds.released(hold);
 		this.watchdog.unwatch(lease);
 		long outcome;
 		try {
@@ -679,7 +638,7 @@ public final class RedisLockEngine implements AutoCloseable {
 			observeRelease(hold, ReleaseOutcome.FAILED, failure);
 			throw failure;
 		}
-		if (outcome >= 0 && kind == LockKind.EXCLUSIVE) {
+		if (outcome >= 0 && kind.yields()) {
 			this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
 		}
 		if (outcome < 0 || lease.isLost()) {
@@ -703,7 +662,7 @@ public final class RedisLockEngine implements AutoCloseable {
 		long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
 		while (true) {
 			try {
-				return this.scripts.release(kind, hold.key(), hold.lease().owner(), lastToken);
+				return kind.release(this.scripts, hold.key(), hold.lease().owner(), lastToken);
 			}
 			catch (RuntimeException ex) {
 				if (!isSlotMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
@@ -727,7 +686,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	 * means the lease being handed over had ended there.
 	 */
 	private boolean install(LockHold previous, LockHold next) {
-		if (!this.holds.replace(next.holdKey(), previous, next)) {
+		if (!this.holds.handedOver(previous, next)) {
 			return false;
 		}
 		next.lease().heldBy(next);
@@ -742,8 +701,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	 */
 	private boolean mayHandOff(LockHold hold) {
 		LockLease lease = hold.lease();
-		return lease.kind() == LockKind.EXCLUSIVE && lease.isRenewed() && !lease.isLost()
-				&& hold.handoffs() < MAX_HANDOFFS;
+		return lease.kind().handsOver() && lease.isRenewed() && !lease.isLost() && hold.handoffs() < MAX_HANDOFFS;
 	}
 
 	/**
@@ -787,7 +745,7 @@ public final class RedisLockEngine implements AutoCloseable {
 	 * @return a snapshot of the held and awaited locks
 	 */
 	public LockSnapshot snapshot() {
-		return LockSnapshot.of(this.holds.values(), this.subscriptions, this.keys);
+		return LockSnapshot.of(this.holds.all(), this.subscriptions, this.keys);
 	}
 
 	/**
@@ -810,44 +768,6 @@ public final class RedisLockEngine implements AutoCloseable {
 		this.housekeeping.close();
 		this.subscriptions.close();
 		this.scripts.close();
-	}
-
-	/**
-	 * What one acquisition asks for; the owner token is its own.
-	 *
-	 * @param covering the owner token of the write lock the thread holds, which lets a
-	 * read acquisition through, or {@code ""}
-	 * @param queues whether a refused attempt joins the fair queue or sets the writer
-	 * intent
-	 */
-	private record Acquisition(LockKind kind, String key, String owner, long leaseMillis, boolean renewed,
-			boolean reentrant, long deadlineNanos, String covering, boolean queues) {
-
-		/**
-		 * How long its fair queue entry or writer intent lasts, in milliseconds, unless
-		 * the waiter renews it: the time it still waits, at most
-		 * {@value RedisLockEngine#LINE_LEASE_MILLIS}; 0 when it does not queue.
-		 */
-		long waitLeftMillis() {
-			return this.queues
-					? Math.max(0, Math.min(LINE_LEASE_MILLIS, (this.deadlineNanos - System.nanoTime()) / 1_000_000))
-					: 0;
-		}
-
-		/** The same acquisition under another owner token. */
-		Acquisition withOwner(String owner) {
-			return new Acquisition(this.kind, this.key, owner, this.leaseMillis, this.renewed, this.reentrant,
-					this.deadlineNanos, this.covering, this.queues);
-		}
-
-		/**
-		 * The same acquisition trying without joining a fair queue or a writer intent.
-		 */
-		Acquisition withoutQueueing() {
-			return new Acquisition(this.kind, this.key, this.owner, this.leaseMillis, this.renewed, this.reentrant,
-					this.deadlineNanos, this.covering, false);
-		}
-
 	}
 
 	/**

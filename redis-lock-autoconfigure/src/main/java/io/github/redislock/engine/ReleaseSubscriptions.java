@@ -2,7 +2,6 @@ package io.github.redislock.engine;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -121,15 +120,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * How release messages of this JVM's owners begin: their owner tokens' instance id.
 	 */
 	private final byte[] ownReleasePrefix;
-
-	/**
-	 * First byte of a message that wakes one waiter, named by its owner token (fair
-	 * locks).
-	 */
-	private static final byte TARGETED = '>';
-
-	/** First byte of a message that wakes every waiter (read/write locks). */
-	private static final byte BROADCAST = '*';
 
 	private final ConcurrentHashMap<String, ChannelWaiters> channels = new ConcurrentHashMap<>();
 
@@ -290,27 +280,15 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 	@Override
 	public void onMessage(String channel, byte[] body) {
-		if (body.length > 0 && body[0] == TARGETED) {
-			signalOwner(channel, new String(body, 1, body.length - 1, StandardCharsets.UTF_8));
-			return;
+		// The lock kind that sent the message tells whom it wakes.
+		WakeUp wakeUp = LockKind.wakeUpOf(body, this.ownReleasePrefix);
+		if (wakeUp.endsYield()) {
+			// Another JVM had its turn: this one yields no longer.
+			this.yields.remove(channel);
 		}
-		if (body.length > 0 && body[0] == BROADCAST) {
-			ChannelWaiters waiters = this.channels.get(channel);
-			if (waiters != null) {
-				waiters.signalAll();
-			}
-			return;
-		}
-		if (startsWith(body, this.ownReleasePrefix)) {
-			// The releasing thread of this JVM wakes its waiters itself, once it knows
-			// whether other JVMs wait: see releasedHere.
-			return;
-		}
-		// Another JVM had its turn: this one yields no longer.
-		this.yields.remove(channel);
 		ChannelWaiters waiters = this.channels.get(channel);
 		if (waiters != null) {
-			waiters.wakeOne();
+			wakeUp.wake(waiters);
 		}
 	}
 
@@ -328,14 +306,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 			this.yields.put(channel, System.nanoTime() + yieldNanos);
 		}
 		signalOne(channel);
-	}
-
-	/** Wake the waiter with the given owner token, if it waits in this JVM. */
-	private void signalOwner(String channel, String owner) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters != null && startsWith(owner.getBytes(StandardCharsets.UTF_8), this.ownReleasePrefix)) {
-			waiters.signalOwner(owner);
-		}
 	}
 
 	private void signalOne(String channel) {
@@ -432,10 +402,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		this.channels.values().forEach(ChannelWaiters::signalAll);
 	}
 
-	private static boolean startsWith(byte[] body, byte[] prefix) {
-		return body.length >= prefix.length && Arrays.equals(body, 0, prefix.length, prefix, 0, prefix.length);
-	}
-
 	/**
 	 * An acquisition that the thread receiving a release message can send for a waiter.
 	 */
@@ -526,7 +492,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	}
 
 	/** The waiters of one channel, in arrival order. */
-	private static final class ChannelWaiters {
+	static final class ChannelWaiters {
 
 		final ChannelSubscription subscription = new ChannelSubscription();
 

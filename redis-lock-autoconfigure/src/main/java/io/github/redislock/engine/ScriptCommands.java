@@ -84,11 +84,11 @@ final class ScriptCommands implements AutoCloseable {
 	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
 	 */
 	@SuppressWarnings("unchecked")
-	<T> T execute(RedisScript<T> script, List<String> keys, String... args) {
+	<T> T execute(ScriptCall<T> call) {
 		if (Thread.currentThread().isInterrupted()) {
 			throw new RedisCommandInterruptedException(new InterruptedException("Interrupted before sending"));
 		}
-		return (T) await(executeAsync(script, keys, args), 0, true);
+		return (T) await(executeAsync(call), 0, true);
 	}
 
 	/**
@@ -99,8 +99,8 @@ final class ScriptCommands implements AutoCloseable {
 	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
 	 */
 	@SuppressWarnings("unchecked")
-	<T> T executeUninterruptibly(RedisScript<T> script, List<String> keys, String... args) {
-		return (T) await(executeAsync(script, keys, args), 0, false);
+	<T> T executeUninterruptibly(ScriptCall<T> call) {
+		return (T) await(executeAsync(call), 0, false);
 	}
 
 	/**
@@ -113,19 +113,16 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/** Run a script without waiting; the answer is completed on Lettuce's thread. */
-	<T> CompletionStage<T> executeAsync(RedisScript<T> script, List<String> keys, String... args) {
-		return executeAsync(commands(), script, keys, args);
+	<T> CompletionStage<T> executeAsync(ScriptCall<T> call) {
+		return executeAsync(commands(), call);
 	}
 
 	/** Run a script on the given commands, such as those of a subscription connection. */
-	<T> CompletionStage<T> executeAsync(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<T> script,
-			List<String> keys, String... args) {
+	<T> CompletionStage<T> executeAsync(RedisClusterAsyncCommands<byte[], byte[]> async, ScriptCall<T> call) {
+		RedisScript<T> script = call.script();
 		ScriptOutputType type = outputType(script);
-		byte[][] keyBytes = keys.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
-		byte[][] argBytes = new byte[args.length][];
-		for (int i = 0; i < args.length; i++) {
-			argBytes[i] = bytes(args[i]);
-		}
+		byte[][] keyBytes = bytes(call.keys());
+		byte[][] argBytes = bytes(call.args());
 		CompletionStage<T> digest = async.<T>evalsha(script.getSha1(), type, keyBytes, argBytes);
 		return digest
 			.handle((answer, ex) -> (ex == null) ? CompletableFuture.completedFuture(answer)
@@ -137,8 +134,10 @@ final class ScriptCommands implements AutoCloseable {
 	/**
 	 * Encode a script call once, for a call sent again and again, such as a renewal.
 	 */
-	static <T> PreparedCall<T> prepare(RedisScript<T> script, List<String> keys, String... args) {
-		return new PreparedCall<>(script, outputType(script), bytes(script.getSha1()), bytes(keys), bytes(args));
+	static <T> PreparedCall<T> prepare(ScriptCall<T> call) {
+		RedisScript<T> script = call.script();
+		return new PreparedCall<>(script, outputType(script), bytes(script.getSha1()), bytes(call.keys()),
+				bytes(call.args()));
 	}
 
 	/**
@@ -208,13 +207,10 @@ final class ScriptCommands implements AutoCloseable {
 	 * Run a script by its source, for a call nobody waits on that may reach a server
 	 * which restarted since and no longer knows the digest.
 	 */
-	void executeBySource(RedisScript<?> script, List<String> keys, String... args) {
-		byte[][] keyBytes = keys.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
-		byte[][] argBytes = new byte[args.length][];
-		for (int i = 0; i < args.length; i++) {
-			argBytes[i] = bytes(args[i]);
-		}
-		await(commands().eval(bytes(script.getScriptAsString()), outputType(script), keyBytes, argBytes), 0, false);
+	void executeBySource(ScriptCall<?> call) {
+		RedisScript<?> script = call.script();
+		await(commands().eval(bytes(script.getScriptAsString()), outputType(script), bytes(call.keys()),
+				bytes(call.args())), 0, false);
 	}
 
 	/**
@@ -353,14 +349,6 @@ final class ScriptCommands implements AutoCloseable {
 		byte[][] bytes = new byte[values.size()][];
 		for (int i = 0; i < bytes.length; i++) {
 			bytes[i] = bytes(values.get(i));
-		}
-		return bytes;
-	}
-
-	private static byte[][] bytes(String[] values) {
-		byte[][] bytes = new byte[values.length][];
-		for (int i = 0; i < bytes.length; i++) {
-			bytes[i] = bytes(values[i]);
 		}
 		return bytes;
 	}
