@@ -299,7 +299,7 @@ class LockFaultTests {
 			.stream()
 			.filter((entry) -> entry.getKey().getName().startsWith("redis-lock-housekeeping"))
 			.anyMatch((entry) -> Stream.of(entry.getValue())
-				.anyMatch((frame) -> frame.getClassName().endsWith(".RedisLockEngine")
+				.anyMatch((frame) -> frame.getClassName().endsWith(".BackgroundReleases")
 						&& frame.getMethodName().startsWith("release")));
 	}
 
