@@ -116,7 +116,7 @@ final class TestLocks implements AutoCloseable {
 			.filter((entry) -> entry.getKey().getName().startsWith(prefix))
 			.filter((entry) -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
 			.filter((entry) -> Arrays.stream(entry.getValue())
-				.anyMatch((frame) -> frame.getClassName().endsWith("ReleaseSubscriptions$Waiter")))
+				.anyMatch((frame) -> frame.getClassName().equals("io.github.redislock.engine.Waiter")))
 			.count();
 	}
 

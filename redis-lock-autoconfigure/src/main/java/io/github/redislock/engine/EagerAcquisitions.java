@@ -5,7 +5,6 @@ import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.LockOptions;
-import io.github.redislock.engine.ReleaseSubscriptions.EagerAcquisition;
 
 /**
  * The engine's side of eager acquisition: what the thread that receives a release message

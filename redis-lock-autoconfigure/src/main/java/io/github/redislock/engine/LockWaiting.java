@@ -10,7 +10,6 @@ import org.slf4j.LoggerFactory;
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.engine.AcquireAttempts.Outcome;
-import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
 
 /**
  * A thread's wait for a lock: as a queued waiter of the lock's release channel, until

@@ -1,7 +1,5 @@
 package io.github.redislock.engine;
 
-import io.github.redislock.engine.ReleaseSubscriptions.ChannelWaiters;
-
 /**
  * What a release message asks of this JVM's waiters of its channel, as the lock kind that
  * sent it decodes it ({@link LockKind#wakeUpOf}).

@@ -168,7 +168,7 @@ final class ClusterLocks implements AutoCloseable {
 			.filter((entry) -> entry.getKey().getName().startsWith(threadNamePrefix))
 			.filter((entry) -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
 			.filter((entry) -> Arrays.stream(entry.getValue())
-				.anyMatch((frame) -> frame.getClassName().endsWith("ReleaseSubscriptions$Waiter")))
+				.anyMatch((frame) -> frame.getClassName().equals("io.github.redislock.engine.Waiter")))
 			.count();
 	}
 
