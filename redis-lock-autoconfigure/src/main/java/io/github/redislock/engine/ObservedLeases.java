@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @author redis-lock
  */
-final class ObservedLeases implements LockWatchdog.LeaseEvents {
+final class ObservedLeases implements LeaseEvents {
 
 	private final LockObserver observer;
 
