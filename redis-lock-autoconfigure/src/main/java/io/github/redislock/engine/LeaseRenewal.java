@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.redislock.engine.ScriptCommands.PreparedCall;
+import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
  * One lease the watchdog watches, and the renewal it has in flight, which the tick thread

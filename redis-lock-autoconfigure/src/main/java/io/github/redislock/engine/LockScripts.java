@@ -14,8 +14,8 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
-import io.github.redislock.engine.ScriptCommands.Answer;
-import io.github.redislock.engine.ScriptCommands.PreparedCall;
+import io.github.redislock.engine.ScriptBatches.Answer;
+import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
  * What the lock kinds' Lua scripts run with in one engine: the connection, the key
@@ -117,7 +117,7 @@ final class LockScripts {
 	 * renewals.
 	 */
 	PreparedCall<Long> renewal(LockLease lease) {
-		return ScriptCommands.prepare(lease.kind().renewCall(this.keys, lease));
+		return ScriptBatches.prepare(lease.kind().renewCall(this.keys, lease));
 	}
 
 	/**

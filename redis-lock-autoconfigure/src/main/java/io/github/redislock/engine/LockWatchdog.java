@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.github.redislock.engine.ScriptCommands.PreparedCall;
+import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
  * Renews the leases that have no fixed length, from one scheduler thread that never waits

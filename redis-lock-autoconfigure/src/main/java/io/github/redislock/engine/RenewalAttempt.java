@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.redislock.engine.ScriptCommands.Answer;
+import io.github.redislock.engine.ScriptBatches.Answer;
 
 /**
  * One renewal sent, and what its answer found.

@@ -1,6 +1,9 @@
 package io.github.redislock.engine;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+
+import io.lettuce.core.ScriptOutputType;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -20,6 +23,39 @@ record ScriptCall<T>(RedisScript<T> script, List<String> keys, List<String> args
 
 	static <T> ScriptCall<T> of(RedisScript<T> script, List<String> keys, String... args) {
 		return new ScriptCall<>(script, keys, List.of(args));
+	}
+
+	/** The keys as sent: UTF-8. */
+	byte[][] keyBytes() {
+		return bytes(this.keys);
+	}
+
+	/** The arguments as sent: UTF-8. */
+	byte[][] argBytes() {
+		return bytes(this.args);
+	}
+
+	/** The script's source as sent, by {@code EVAL}. */
+	byte[] sourceBytes() {
+		return bytes(this.script.getScriptAsString());
+	}
+
+	/** How Lettuce decodes the answer: a list for a list script, else an integer. */
+	ScriptOutputType outputType() {
+		Class<?> type = this.script.getResultType();
+		return (type != null && List.class.isAssignableFrom(type)) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
+	}
+
+	static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static byte[][] bytes(List<String> values) {
+		byte[][] bytes = new byte[values.size()][];
+		for (int i = 0; i < bytes.length; i++) {
+			bytes[i] = bytes(values.get(i));
+		}
+		return bytes;
 	}
 
 }
