@@ -6,9 +6,23 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A thread waiting for a lock, queued in its channel's {@link ChannelWaiters}. Its signal
- * is a flag plus an unpark, so that one that arrives before the thread parks is not lost;
- * a hold handed over to it, or granted for it eagerly, waits in {@link #takeHandoff()}.
+ * A thread waiting for a lock, queued in its channel's {@link ChannelWaiters}.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <b>States.</b> A waiter is <em>asleep</em>, <em>signalled</em> (a flag plus an unpark,
+ * so that a signal that arrives before the thread parks is not lost, and used up when
+ * {@link #await} returns), or <em>claimed</em> (signalled without an unpark: the thread
+ * that received a release sends its acquisition, and wakes it with the answer). Apart
+ * from that it may hold a hold handed over to it, or granted for it eagerly, until its
+ * thread {@linkplain #takeHandoff() takes} it.
+ *
+ * <p>
+ * <b>Races.</b> A hold is given only under the channel's monitor and only while the
+ * waiter is queued; the waiter leaves the queue, also under that monitor, before it takes
+ * what it was given, so a hold given at the last moment is taken by the leaving thread
+ * and released, never dropped. A hand-over goes to a waiter that has none yet; an eager
+ * grant only to one that was handed none meanwhile.
  *
  * @author redis-lock
  */
