@@ -301,7 +301,7 @@ class LockFaultTests {
 			.stream()
 			.filter((entry) -> entry.getKey().getName().startsWith("redis-lock-housekeeping"))
 			.anyMatch((entry) -> Stream.of(entry.getValue())
-				.anyMatch((frame) -> frame.getClassName().endsWith(".LockScripts")
+				.anyMatch((frame) -> frame.getClassName().endsWith(".BackgroundReleases")
 						&& frame.getMethodName().startsWith("release")));
 	}
 

@@ -21,37 +21,36 @@ final class AsyncAcquirer {
 
 	private final ScriptCommands commands;
 
-	private final LockKeys keys;
-
 	/**
 	 * Whether the subscription connection refused a command, as it does when the server
 	 * speaks RESP2 to it.
 	 */
 	private volatile boolean subscriptionRefusesCommands;
 
-	AsyncAcquirer(ScriptCommands commands, LockKeys keys) {
+	AsyncAcquirer(ScriptCommands commands) {
 		this.commands = commands;
-		this.keys = keys;
 	}
 
 	/**
-	 * Run {@code acquire.lua} for the owner.
+	 * Run an acquire script.
+	 * @param call the acquire script's call, from {@link LockKind#acquireCall}
 	 * @param subscriptionCommands commands on the subscription connection, or
 	 * {@code null}
 	 * @return the attempt; completes exceptionally when Redis failed
 	 */
-	CompletionStage<LockScripts.Attempt> acquire(String name, String owner, long leaseMillis,
+	@SuppressWarnings("rawtypes")
+	CompletionStage<Attempt> acquire(ScriptCall<List> call,
 			@Nullable RedisClusterAsyncCommands<byte[], byte[]> subscriptionCommands) {
 		if (subscriptionCommands != null && !this.subscriptionRefusesCommands) {
-			return send(subscriptionCommands, name, owner, leaseMillis).exceptionallyCompose((ex) -> {
+			return send(subscriptionCommands, call).exceptionallyCompose((ex) -> {
 				if (isRefusedWhileSubscribed(ex)) {
 					// RESP2: a subscribed connection runs no other command, now or later.
 					this.subscriptionRefusesCommands = true;
 				}
-				return send(this.commands.commands(), name, owner, leaseMillis);
+				return send(this.commands.commands(), call);
 			});
 		}
-		return send(this.commands.commands(), name, owner, leaseMillis);
+		return send(this.commands.commands(), call);
 	}
 
 	private static boolean isRefusedWhileSubscribed(Throwable ex) {
@@ -64,14 +63,9 @@ final class AsyncAcquirer {
 		return false;
 	}
 
-	private CompletionStage<LockScripts.Attempt> send(RedisClusterAsyncCommands<byte[], byte[]> async, String name,
-			String owner, long leaseMillis) {
-		return this.commands
-			.executeAsync(async, LockScripts.ACQUIRE,
-					List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.contendersKey(name)), owner,
-					Long.toString(leaseMillis), Long.toString(LockScripts.FENCE_RETENTION_MILLIS),
-					LockScripts.instanceOf(owner))
-			.thenApply(LockScripts::attempt);
+	@SuppressWarnings("rawtypes")
+	private CompletionStage<Attempt> send(RedisClusterAsyncCommands<byte[], byte[]> async, ScriptCall<List> call) {
+		return this.commands.executeAsync(async, call).thenApply(Attempt::of);
 	}
 
 }

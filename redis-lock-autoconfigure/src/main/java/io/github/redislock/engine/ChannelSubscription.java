@@ -19,10 +19,10 @@ import org.jspecify.annotations.Nullable;
  * callbacks take this monitor.
  *
  * <p>
- * <b>Order.</b> {@link ReleaseSubscriptions} sends an unsubscribe only for a channel that
- * it removes in the same atomic step of its map, so a later waiter's subscribe, sent
- * after it created a new entry, reaches the connection, and Redis, after the unsubscribe:
- * an unsubscribe never overtakes a later subscribe.
+ * <b>Order.</b> {@link SubscriptionLifetime} sends an unsubscribe only for a channel that
+ * it removes in the same atomic step of the registry's map, so a later waiter's
+ * subscribe, sent after it created a new entry, reaches the connection, and Redis, after
+ * the unsubscribe: an unsubscribe never overtakes a later subscribe.
  *
  * <p>
  * <b>Stale answers.</b> A subscribe's answer changes the state only while it is still the

@@ -52,27 +52,11 @@ final class LockHold {
 	}
 
 	/**
-	 * The key of this hold among the engine's holds: the lock name, with the side for a
-	 * read/write lock, and for a read lock the thread (or, when none may re-enter, the
-	 * grant), since several threads of a JVM hold one read lock at once.
+	 * The key of this hold among the engine's holds, which its lock's kind decides:
+	 * {@link LockKind#holdKey(LockLease, Thread)}.
 	 */
 	String holdKey() {
-		if (this.lease.kind() == LockKind.READ && this.ownerThread == null) {
-			return this.lease.key() + " (read by " + this.lease.owner() + ")";
-		}
-		return keyOf(this.lease.kind(), this.lease.key(), this.ownerThread);
-	}
-
-	/**
-	 * The key under which the given thread's hold of a lock is found, as
-	 * {@link #holdKey()}.
-	 */
-	static String keyOf(LockKind kind, String key, @Nullable Thread thread) {
-		return switch (kind) {
-			case EXCLUSIVE, FAIR -> key;
-			case READ -> key + " (read by thread " + ((thread != null) ? thread.getId() : "none") + ")";
-			case WRITE -> key + " (write)";
-		};
+		return this.lease.kind().holdKey(this.lease, this.ownerThread);
 	}
 
 	String key() {

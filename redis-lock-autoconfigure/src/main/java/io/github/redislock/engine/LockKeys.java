@@ -1,31 +1,38 @@
 package io.github.redislock.engine;
 
 /**
- * Names of the Redis keys and channels of a lock. The lock name sits inside a hash tag,
- * so that every key and channel of one lock maps to the same Redis Cluster slot and one
- * script can touch them all.
+ * Names of the Redis keys and channels of a lock that every kind, or more than one, uses.
+ * Each kind names its own keys from {@link #key(String, String)}. The lock name sits
+ * inside a hash tag, so that every key and channel of one lock maps to the same Redis
+ * Cluster slot and one script can touch them all.
  *
  * @param prefix the configured key prefix
  * @author redis-lock
  */
 record LockKeys(String prefix) {
 
-	/** Key holding the owner token while the lock is held. */
-	String lockKey(String name) {
-		return this.prefix + "{" + name + "}";
-	}
-
-	/** Key holding the last fencing token granted, kept for a while after release. */
-	String fenceKey(String name) {
-		return this.prefix + "{" + name + "}:fence";
+	/**
+	 * A key or channel of the lock: the prefix, the lock name in its hash tag, and the
+	 * suffix.
+	 */
+	String key(String name, String suffix) {
+		return this.prefix + "{" + name + "}" + suffix;
 	}
 
 	/**
-	 * Set of the instance ids of the JVMs whose threads were refused the lock since it
-	 * was last released.
+	 * Key holding the owner token while an exclusive or fair lock is held: the two kinds
+	 * share it, so they exclude each other.
 	 */
-	String contendersKey(String name) {
-		return this.prefix + "{" + name + "}:contenders";
+	String lockKey(String name) {
+		return key(name, "");
+	}
+
+	/**
+	 * Key holding the last fencing token granted, kept for a while after release; every
+	 * kind's grants draw from it.
+	 */
+	String fenceKey(String name) {
+		return key(name, ":fence");
 	}
 
 	/**
@@ -33,42 +40,12 @@ record LockKeys(String prefix) {
 	 * after a reconnect from a lock that was lost.
 	 */
 	String releasedKey(String name, String owner) {
-		return this.prefix + "{" + name + "}:released:" + owner;
+		return key(name, ":released:" + owner);
 	}
 
-	/** Channel on which a release is announced to waiters. */
+	/** Channel on which releases of an exclusive or fair lock are announced. */
 	String releaseChannel(String name) {
-		return this.prefix + "{" + name + "}:released";
-	}
-
-	/** Queue of the waiters of a fair lock, in arrival order. */
-	String queueKey(String name) {
-		return this.prefix + "{" + name + "}:queue";
-	}
-
-	/** Deadline of each queue entry of a fair lock. */
-	String queueDeadlinesKey(String name) {
-		return this.prefix + "{" + name + "}:queue:deadlines";
-	}
-
-	/** Key holding the mode and the holders of a read/write lock. */
-	String readWriteKey(String name) {
-		return this.prefix + "{" + name + "}:rw";
-	}
-
-	/** Key naming the writer that waits for a read/write lock. */
-	String writerIntentKey(String name) {
-		return this.prefix + "{" + name + "}:rw:writer";
-	}
-
-	/** Channel on which releases of a read/write lock are announced. */
-	String readWriteChannel(String name) {
-		return this.prefix + "{" + name + "}:rw:released";
-	}
-
-	/** The channel on which a lock of the given kind announces its releases. */
-	String channel(LockKind kind, String name) {
-		return kind.isReadWrite() ? readWriteChannel(name) : releaseChannel(name);
+		return key(name, ":released");
 	}
 
 	/** The lock name of a release channel of any kind. */

@@ -1,25 +1,69 @@
 package io.github.redislock.engine;
 
+import java.util.Arrays;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
 import io.github.redislock.LockMode;
 
 /**
- * The kinds of lock the engine grants, each with its own scripts and Redis keys.
+ * A kind of lock the engine grants: exclusive, fair, or a side of a read/write lock.
+ *
+ * <h2>Design notes</h2>
+ *
+ * As {@link java.util.concurrent.locks.AbstractQueuedSynchronizer} and its {@code Sync}
+ * subclasses: the engine owns waiting, hand-over, renewal and subscriptions, and a kind
+ * owns what differs between kinds, and answers the engine's questions about it, so that
+ * the engine never asks which kind it has:
+ * <ul>
+ * <li>its Lua scripts, the {@code KEYS} and {@code ARGV} of each built in one place
+ * ({@link #acquireCall}, {@link #release}, {@link #renewCall}, {@link #leave},
+ * {@link #giveBack}), and its keys and release channel;</li>
+ * <li>the Java half of its release message: what a message of its own asks of the waiters
+ * here ({@link #wakeUp});</li>
+ * <li>whether a released hold passes to a waiting thread of this JVM
+ * ({@link #handsOver}), whether this JVM yields the lock to others after releasing it
+ * ({@link #yields}), whether waiters wait in line in Redis ({@link #queues}), whether a
+ * waiter is acquired for by the thread that receives the release message
+ * ({@link #acquiresEagerly});</li>
+ * <li>how holds of its locks are keyed in this JVM, and the rules between a thread's
+ * holds of one lock ({@link #holdKey}, {@link #admit}).</li>
+ * </ul>
+ * Adding a kind is a subclass, its Lua scripts, and its place in {@link #of} and, when
+ * its messages carry a marker, in {@link #BY_MESSAGE}.
+ *
+ * <p>
+ * Kinds are stateless singletons, shared by every engine: whatever belongs to one engine
+ * (its connection, its key prefix) comes in as {@link LockScripts} or {@link LockKeys}.
  *
  * @author redis-lock
  */
-enum LockKind {
+abstract class LockKind {
 
 	/** One holder; whoever is woken first wins. */
-	EXCLUSIVE,
+	static final LockKind EXCLUSIVE = new ExclusiveLockKind();
 
 	/** One holder; waiters of every JVM queue in Redis and are served in order. */
-	FAIR,
+	static final LockKind FAIR = new FairLockKind();
 
 	/** The shared side of a read/write lock. */
-	READ,
+	static final LockKind READ = new ReadWriteLockKind.Read();
 
 	/** The exclusive side of a read/write lock. */
-	WRITE;
+	static final LockKind WRITE = new ReadWriteLockKind.Write();
+
+	/**
+	 * The kinds that decode release messages, in the order they are asked: those whose
+	 * messages begin with a marker first, then the exclusive kind, whose messages are
+	 * bare owner tokens. Exclusive and fair locks share a channel, and so do both sides
+	 * of a read/write lock, so a message is recognised by its content, not by its
+	 * channel.
+	 */
+	private static final List<LockKind> BY_MESSAGE = List.of(FAIR, READ, EXCLUSIVE);
+
+	LockKind() {
+	}
 
 	/**
 	 * Return the kind of a request.
@@ -35,8 +79,163 @@ enum LockKind {
 		};
 	}
 
-	boolean isReadWrite() {
-		return this == READ || this == WRITE;
+	/**
+	 * Read the scripts of every kind, which their construction does, if not done yet: the
+	 * engine calls it as it starts, so that the first lock call's wait time is not spent
+	 * reading them.
+	 * @return the kinds
+	 */
+	static List<LockKind> all() {
+		return List.of(EXCLUSIVE, FAIR, READ, WRITE);
+	}
+
+	/**
+	 * What a release message asks of the local waiters of its channel.
+	 * @param message the message as published by a release or leave script
+	 * @param ownPrefix how this JVM's owner tokens begin
+	 */
+	static WakeUp wakeUpOf(byte[] message, byte[] ownPrefix) {
+		for (LockKind kind : BY_MESSAGE) {
+			WakeUp wakeUp = kind.wakeUp(message, ownPrefix);
+			if (wakeUp != null) {
+				return wakeUp;
+			}
+		}
+		return WakeUp.NOBODY;
+	}
+
+	/** The channel on which locks of this kind announce their releases. */
+	abstract String channel(LockKeys keys, String name);
+
+	/**
+	 * The call of the acquire script: granted when free, and otherwise, when the
+	 * acquisition {@linkplain Acquisition#queues() queues}, its place in line taken or
+	 * renewed.
+	 */
+	@SuppressWarnings("rawtypes")
+	abstract ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition);
+
+	/**
+	 * Try the lock once, waiting for the answer.
+	 * @throws RuntimeException from the Redis client when Redis failed
+	 */
+	Attempt acquire(LockScripts scripts, Acquisition acquisition) {
+		return Attempt.of(scripts.execute(acquireCall(scripts, acquisition)));
+	}
+
+	/**
+	 * Release the lock if the owner still holds it, waking waiters; waits for the answer
+	 * even when interrupted.
+	 * @param lastToken the fencing token of the last local holder when the grant was
+	 * handed between threads, so that later grants exceed it; 0 otherwise
+	 * @return -1 when the owner did not hold the lock; 1 when released and a thread of
+	 * another JVM waits for it (only a kind that {@linkplain #yields() yields} tells); 0
+	 * when released otherwise
+	 * @throws RuntimeException from the Redis client when Redis failed
+	 */
+	abstract long release(LockScripts scripts, String name, String owner, long lastToken);
+
+	/**
+	 * Release, owner-checked, whatever the owner may hold and take it out of any line:
+	 * for a background release after an acquisition whose answer was lost, which nobody
+	 * awaits.
+	 * @throws RuntimeException from the Redis client when Redis failed
+	 */
+	void giveBack(LockScripts scripts, String name, String owner) {
+		release(scripts, name, owner, 0);
+		leave(scripts, name, owner);
+	}
+
+	/**
+	 * Take a waiter that gives up out of the lock's line, waking whom it kept waiting;
+	 * nothing for a kind that does not {@linkplain #queues() queue}.
+	 * @throws RuntimeException from the Redis client when Redis failed
+	 */
+	void leave(LockScripts scripts, String name, String owner) {
+	}
+
+	/**
+	 * The call of the renew script for a lease, which replies 1 when the lease was
+	 * extended and 0 when the lock is no longer the owner's.
+	 */
+	abstract ScriptCall<Long> renewCall(LockKeys keys, LockLease lease);
+
+	/**
+	 * What a release message asks of this JVM's waiters, when it is a message of this
+	 * kind.
+	 * @param ownPrefix how this JVM's owner tokens begin
+	 * @return the wake-up, or {@code null} when the message is not of this kind
+	 */
+	abstract @Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix);
+
+	/**
+	 * Whether a released hold may pass straight to a thread of this JVM that waits for
+	 * it, without a round trip; its waiters then wait for a local holder's release rather
+	 * than ask Redis while a thread of this JVM holds the lock, which surely excludes
+	 * them.
+	 */
+	boolean handsOver() {
+		return false;
+	}
+
+	/**
+	 * Whether this JVM, after releasing the lock while a thread of another JVM waits for
+	 * it, leaves it alone for a while. The kind's release scripts then report whether
+	 * others wait, its messages from this JVM wake nobody here, and the releasing thread
+	 * wakes the local waiters itself.
+	 */
+	boolean yields() {
+		return false;
+	}
+
+	/**
+	 * Whether a waiter takes a place in line in Redis (a fair queue entry, a writer
+	 * intent), which it renews by trying again before the place runs out and leaves when
+	 * it gives up.
+	 */
+	boolean queues() {
+		return false;
+	}
+
+	/**
+	 * Whether the thread that receives a release message sends the acquisition of the
+	 * waiter it wakes, so that the waiter wakes holding the lock.
+	 */
+	boolean acquiresEagerly() {
+		return false;
+	}
+
+	/**
+	 * The key under which the given thread's hold of a lock of this kind is found among
+	 * the engine's holds.
+	 */
+	String holdKey(String name, @Nullable Thread thread) {
+		return name;
+	}
+
+	/**
+	 * The key of a hold among the engine's holds, as {@link #holdKey(String, Thread)}.
+	 * @param ownerThread the thread that may re-enter, or {@code null} when none may
+	 */
+	String holdKey(LockLease lease, @Nullable Thread ownerThread) {
+		return holdKey(lease.key(), ownerThread);
+	}
+
+	/**
+	 * Check the calling thread's holds of the lock's other side before it acquires.
+	 * @return the owner token of a hold of the calling thread that lets the acquisition
+	 * through, or {@code ""}
+	 * @throws IllegalStateException when the calling thread's holds rule the acquisition
+	 * out
+	 */
+	String admit(LocalHolds holds, String name) {
+		return "";
+	}
+
+	/** Whether the bytes from the offset on begin with the prefix. */
+	static boolean startsWith(byte[] bytes, int offset, byte[] prefix) {
+		return bytes.length - offset >= prefix.length
+				&& Arrays.equals(bytes, offset, offset + prefix.length, prefix, 0, prefix.length);
 	}
 
 }

@@ -14,13 +14,15 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
-import io.github.redislock.engine.ScriptCommands.Answer;
-import io.github.redislock.engine.ScriptCommands.PreparedCall;
+import io.github.redislock.engine.ScriptBatches.Answer;
+import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
- * Runs the lock's Lua scripts ({@code acquire.lua}, {@code release.lua},
- * {@code renew.lua} beside this class), each one round trip: {@code EVALSHA}, falling
- * back to {@code EVAL} the first time a server has not seen the script.
+ * What the lock kinds' Lua scripts run with in one engine: the connection, the key
+ * prefix, how release messages are published and how long a release leaves its mark. Each
+ * kind owns its scripts (the {@code .lua} resources beside this class) and builds their
+ * calls; this class runs them, each one round trip: {@code EVALSHA}, falling back to
+ * {@code EVAL} the first time a server has not seen the script.
  *
  * @author redis-lock
  */
@@ -29,35 +31,12 @@ final class LockScripts {
 	private static final Logger logger = LoggerFactory.getLogger(LockScripts.class);
 
 	/**
-	 * How long the last fencing token of a lock is kept after its grant: long enough to
-	 * cover grants within one microsecond of server time and a server clock that steps
-	 * back, short enough that an idle lock costs nothing for long.
+	 * How long the last fencing token of a lock is kept after its grant, in milliseconds:
+	 * long enough to cover grants within one microsecond of server time and a server
+	 * clock that steps back, short enough that an idle lock costs nothing for long. An
+	 * argument of every acquire script.
 	 */
-	static final long FENCE_RETENTION_MILLIS = 60_000;
-
-	/** Also sent asynchronously, by {@link AsyncAcquirer}. */
-	@SuppressWarnings("rawtypes")
-	static final RedisScript<List> ACQUIRE = fencedScript("acquire.lua", List.class);
-
-	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
-
-	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
-
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> FAIR_ACQUIRE = fencedScript("fair-acquire.lua", List.class);
-
-	private static final RedisScript<Long> FAIR_RELEASE = script("fair-release.lua", Long.class);
-
-	private static final RedisScript<Long> FAIR_LEAVE = script("fair-leave.lua", Long.class);
-
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> READ_WRITE_ACQUIRE = fencedScript("rw-acquire.lua", List.class);
-
-	private static final RedisScript<Long> READ_WRITE_RELEASE = script("rw-release.lua", Long.class);
-
-	private static final RedisScript<Long> READ_WRITE_RENEW = script("rw-renew.lua", Long.class);
-
-	private static final RedisScript<Long> READ_WRITE_LEAVE = script("rw-leave.lua", Long.class);
+	static final String FENCE_RETENTION_MILLIS = "60000";
 
 	private final ScriptCommands redis;
 
@@ -75,116 +54,45 @@ final class LockScripts {
 		this.messaging = messaging;
 	}
 
-	/**
-	 * Grant the lock to the owner when it is free.
-	 * @return the grant, or the holder's lease left
-	 */
-	Attempt acquire(String name, String owner, long leaseMillis) {
-		return attempt(this.redis.execute(ACQUIRE,
-				List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.contendersKey(name)), owner,
-				Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS), instanceOf(owner)));
+	LockKeys keys() {
+		return this.keys;
 	}
 
 	/**
-	 * Grant a fair lock to the owner when it is free and the owner is next in line;
-	 * otherwise queue the owner for the time it still waits.
-	 * @param waitMillis how long the owner still waits; 0 queues nothing
-	 * @return the grant, or how long the owner may sleep at most
+	 * The command that publishes a release message, an argument of the scripts that
+	 * publish.
+	 * @throws RuntimeException from the Redis client when the server version could not be
+	 * read
 	 */
-	Attempt acquireFair(String name, String owner, long leaseMillis, long waitMillis) {
-		return attempt(this.redis.execute(FAIR_ACQUIRE,
-				List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.queueKey(name),
-						this.keys.queueDeadlinesKey(name)),
-				owner, Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS), Long.toString(waitMillis)));
+	String publishCommand() {
+		return this.messaging.publishCommand();
 	}
 
 	/**
-	 * Grant the read or write side of a read/write lock; a writer that must wait keeps
-	 * new readers out for the time it still waits.
-	 * @param covering the owner token of the caller's write lock of that name, which lets
-	 * it take the read lock as well, or {@code ""}
-	 * @return the grant, or how long the owner may sleep at most
+	 * How long a release leaves its mark, an argument of every release script: as long as
+	 * Lettuce may send the release again after a reconnect, so that the second run finds
+	 * it.
 	 */
-	Attempt acquireReadWrite(LockKind kind, String name, String owner, long leaseMillis, long waitMillis,
-			String covering) {
-		return attempt(
-				this.redis.execute(READ_WRITE_ACQUIRE,
-						List.of(this.keys.readWriteKey(name), this.keys.writerIntentKey(name),
-								this.keys.fenceKey(name)),
-						owner, side(kind), Long.toString(leaseMillis), Long.toString(FENCE_RETENTION_MILLIS),
-						Long.toString(waitMillis), covering));
+	String releaseMarkMillis() {
+		return Long.toString(this.redis.replayWindowMillis());
+	}
+
+	/** Run a script and wait for its answer, as {@link ScriptCommands#execute}. */
+	<T> T execute(ScriptCall<T> call) {
+		return this.redis.execute(call);
 	}
 
 	/**
-	 * Take a waiter that gives up out of the lock's line: its fair queue entry, or its
-	 * writer intent, waking whom it kept waiting.
+	 * Run a script and wait for its answer even if interrupted, as
+	 * {@link ScriptCommands#executeUninterruptibly}: for releases and leaves.
 	 */
-	void leave(LockKind kind, String name, String owner) {
-		if (kind == LockKind.FAIR) {
-			this.redis.executeUninterruptibly(FAIR_LEAVE,
-					List.of(this.keys.lockKey(name), this.keys.queueKey(name), this.keys.queueDeadlinesKey(name)),
-					owner, this.keys.releaseChannel(name), this.messaging.publishCommand());
-		}
-		else if (kind == LockKind.WRITE) {
-			this.redis.executeUninterruptibly(READ_WRITE_LEAVE, List.of(this.keys.writerIntentKey(name)), owner,
-					this.keys.readWriteChannel(name), this.messaging.publishCommand());
-		}
+	<T> T executeUninterruptibly(ScriptCall<T> call) {
+		return this.redis.executeUninterruptibly(call);
 	}
 
-	/**
-	 * Release a lock of any kind if the owner still holds it, waking waiters.
-	 * @return -1 when the owner did not hold the lock; otherwise for an exclusive lock as
-	 * {@link #release(String, String, long)}, and for other kinds 0 or more
-	 */
-	long release(LockKind kind, String name, String owner, long lastToken) {
-		if (kind == LockKind.EXCLUSIVE) {
-			return release(name, owner, lastToken);
-		}
-		Long reply = (kind == LockKind.FAIR)
-				? this.redis.executeUninterruptibly(FAIR_RELEASE,
-						List.of(this.keys.lockKey(name), this.keys.queueKey(name), this.keys.queueDeadlinesKey(name),
-								this.keys.releasedKey(name, owner)),
-						owner, this.keys.releaseChannel(name), this.messaging.publishCommand(), releaseMarkMillis())
-				: this.redis.executeUninterruptibly(READ_WRITE_RELEASE,
-						List.of(this.keys.readWriteKey(name), this.keys.releasedKey(name, owner)), owner, side(kind),
-						this.keys.readWriteChannel(name), this.messaging.publishCommand(), releaseMarkMillis());
-		return (reply != null) ? reply - 1 : -1;
-	}
-
-	/**
-	 * The renewal of a lease of any kind, encoded once for all its renewals.
-	 */
-	PreparedCall<Long> renewal(LockLease lease) {
-		String leaseMillis = Long.toString(lease.leaseMillis());
-		return lease.kind().isReadWrite()
-				? ScriptCommands.prepare(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(lease.key())), lease.owner(),
-						leaseMillis)
-				: ScriptCommands.prepare(RENEW, List.of(this.keys.lockKey(lease.key())), lease.owner(), leaseMillis);
-	}
-
-	/**
-	 * Extend the owners' leases, sent together without waiting for the answers.
-	 * @param renewals from {@link #renewal(LockLease)}
-	 * @param answers told the answer to the renewal at the same index, on the Redis
-	 * client's thread: {@link #isRenewed} tells whether the lease was extended, or the
-	 * lock no longer the owner's
-	 */
-	void renewAllAsync(List<PreparedCall<Long>> renewals, List<? extends Answer<Long>> answers) {
-		this.redis.executeAllAsync(renewals, answers);
-	}
-
-	/** Whether a renewal's answer says the lease was extended. */
-	static boolean isRenewed(@Nullable Long reply) {
-		return isOne(reply);
-	}
-
-	private static String side(LockKind kind) {
-		return (kind == LockKind.READ) ? "read" : "write";
-	}
-
-	static Attempt attempt(List<?> reply) {
-		long value = ((Number) reply.get(1)).longValue();
-		return (((Number) reply.get(0)).longValue() == 1) ? Attempt.granted(value) : Attempt.heldFor(value);
+	/** Run a script by its source, as {@link ScriptCommands#executeBySource}. */
+	void executeBySource(ScriptCall<?> call) {
+		this.redis.executeBySource(call);
 	}
 
 	/**
@@ -205,70 +113,41 @@ final class LockScripts {
 	}
 
 	/**
-	 * Release the lock if the owner still holds it, waking waiters.
-	 * @param lastToken the fencing token of the last local holder when the grant was
-	 * handed between threads, so that later grants exceed it; 0 otherwise
-	 * @return 1 when a thread of another JVM was refused the lock since its last release
-	 * (it waits), 0 when released otherwise, -1 when the owner did not hold the lock
+	 * The renewal of a lease, by its kind's renew script, encoded once for all its
+	 * renewals.
 	 */
-	long release(String name, String owner, long lastToken) {
-		Long reply = this.redis.executeUninterruptibly(RELEASE, releaseKeys(name, owner), owner,
-				this.keys.releaseChannel(name), Long.toString(lastToken), Long.toString(FENCE_RETENTION_MILLIS),
-				this.messaging.publishCommand(), instanceOf(owner), releaseMarkMillis());
-		return (reply != null) ? reply - 1 : -1;
+	PreparedCall<Long> renewal(LockLease lease) {
+		return ScriptBatches.prepare(lease.kind().renewCall(this.keys, lease));
 	}
 
 	/**
-	 * Release the lock if the owner holds it, sending the script's source rather than its
-	 * digest. For a release that may reach Redis long after it was sent, when nobody
-	 * waits for the reply any more: a server that restarted meanwhile would refuse the
-	 * digest, and no caller would be there to send the source instead.
+	 * Extend the owners' leases, sent together without waiting for the answers.
+	 * @param renewals from {@link #renewal(LockLease)}
+	 * @param answers told the answer to the renewal at the same index, on the Redis
+	 * client's thread: {@link #isRenewed} tells whether the lease was extended, or the
+	 * lock no longer the owner's
 	 */
-	void releaseBySource(String name, String owner) {
-		this.redis.executeBySource(RELEASE, releaseKeys(name, owner), owner, this.keys.releaseChannel(name), "0",
-				Long.toString(FENCE_RETENTION_MILLIS), this.messaging.publishCommand(), instanceOf(owner),
-				releaseMarkMillis());
-	}
-
-	private List<String> releaseKeys(String name, String owner) {
-		return List.of(this.keys.lockKey(name), this.keys.fenceKey(name), this.keys.contendersKey(name),
-				this.keys.releasedKey(name, owner));
+	void renewAllAsync(List<PreparedCall<Long>> renewals, List<? extends Answer<Long>> answers) {
+		this.redis.executeAllAsync(renewals, answers);
 	}
 
 	/**
-	 * How long a release leaves its mark: as long as Lettuce may send the release again
-	 * after a reconnect, so that the second run finds it.
+	 * Extend a lease now, waiting for the answer; false when the lock is no longer the
+	 * owner's.
 	 */
-	private String releaseMarkMillis() {
-		return Long.toString(this.redis.replayWindowMillis());
+	boolean renew(LockLease lease) {
+		return isRenewed(this.redis.execute(lease.kind().renewCall(this.keys, lease)));
+	}
+
+	/** Whether a renewal's answer says the lease was extended. */
+	static boolean isRenewed(@Nullable Long reply) {
+		return reply != null && reply == 1L;
 	}
 
 	/** The instance id an owner token begins with: its JVM's. */
 	static String instanceOf(String owner) {
 		int separator = owner.lastIndexOf(':');
 		return (separator > 0) ? owner.substring(0, separator) : owner;
-	}
-
-	/** Extend the owner's lease; false when the lock is no longer the owner's. */
-	boolean renew(String name, String owner, long leaseMillis) {
-		return isOne(this.redis.execute(RENEW, List.of(this.keys.lockKey(name)), owner, Long.toString(leaseMillis)));
-	}
-
-	/**
-	 * Extend a lease of any kind now, waiting for the answer; false when the lock is no
-	 * longer the owner's.
-	 */
-	boolean renew(LockLease lease) {
-		String leaseMillis = Long.toString(lease.leaseMillis());
-		Long reply = lease.kind().isReadWrite()
-				? this.redis.execute(READ_WRITE_RENEW, List.of(this.keys.readWriteKey(lease.key())), lease.owner(),
-						leaseMillis)
-				: this.redis.execute(RENEW, List.of(this.keys.lockKey(lease.key())), lease.owner(), leaseMillis);
-		return isRenewed(reply);
-	}
-
-	private static boolean isOne(@Nullable Long reply) {
-		return reply != null && reply == 1L;
 	}
 
 	/**
@@ -301,7 +180,7 @@ final class LockScripts {
 	 * Read a script once, as text: a script made from a resource location checks the
 	 * resource for changes at every call, which cost more than the rest of the call did.
 	 */
-	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
+	static <T> RedisScript<T> script(String name, Class<T> resultType) {
 		return RedisScript.of(text(name), resultType);
 	}
 
@@ -309,7 +188,7 @@ final class LockScripts {
 	 * Read an acquire script with {@code fencing-token.lua} in front of it: Redis scripts
 	 * cannot include one another, and every kind of lock grants its fencing tokens alike.
 	 */
-	private static <T> RedisScript<T> fencedScript(String name, Class<T> resultType) {
+	static <T> RedisScript<T> fencedScript(String name, Class<T> resultType) {
 		return RedisScript.of(text("fencing-token.lua") + text(name), resultType);
 	}
 
@@ -321,31 +200,6 @@ final class LockScripts {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read the lock script " + resource, ex);
 		}
-	}
-
-	/**
-	 * Outcome of one acquire script.
-	 *
-	 * @param granted whether the lock was granted
-	 * @param fencingToken the token of the grant, when granted
-	 * @param holderLeaseMillis the holder's lease left when not granted; -1 when it never
-	 * expires
-	 * @param replicas how many replicas acknowledged the grant, when asked
-	 */
-	record Attempt(boolean granted, long fencingToken, long holderLeaseMillis, long replicas) {
-
-		static Attempt granted(long fencingToken) {
-			return new Attempt(true, fencingToken, 0, 0);
-		}
-
-		static Attempt heldFor(long holderLeaseMillis) {
-			return new Attempt(false, 0, holderLeaseMillis, 0);
-		}
-
-		Attempt acknowledgedBy(long replicas) {
-			return new Attempt(this.granted, this.fencingToken, this.holderLeaseMillis, replicas);
-		}
-
 	}
 
 }

@@ -11,7 +11,7 @@ import io.github.redislock.LockObserver;
  *
  * @author redis-lock
  */
-final class ObservedLeases implements LockWatchdog.LeaseEvents {
+final class ObservedLeases implements LeaseEvents {
 
 	private final LockObserver observer;
 

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockSnapshot;
@@ -21,7 +20,7 @@ import io.github.redislock.SubscriptionStatus;
  */
 final class RedisLockDiagnostics implements LockDiagnostics {
 
-	private final Map<String, LockHold> holds;
+	private final LocalHolds holds;
 
 	private final ReleaseSubscriptions subscriptions;
 
@@ -29,8 +28,7 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 
 	private final LockKeys keys;
 
-	RedisLockDiagnostics(Map<String, LockHold> holds, ReleaseSubscriptions subscriptions, LockWatchdog watchdog,
-			LockKeys keys) {
+	RedisLockDiagnostics(LocalHolds holds, ReleaseSubscriptions subscriptions, LockWatchdog watchdog, LockKeys keys) {
 		this.holds = holds;
 		this.subscriptions = subscriptions;
 		this.watchdog = watchdog;
@@ -74,7 +72,7 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 	public LockSnapshot snapshot() {
 		long now = System.nanoTime();
 		List<HeldLock> held = new ArrayList<>(this.holds.size());
-		for (LockHold hold : this.holds.values()) {
+		for (LockHold hold : this.holds.all()) {
 			if (!hold.isReleased()) {
 				Thread owner = hold.ownerThread();
 				LockLease lease = hold.lease();

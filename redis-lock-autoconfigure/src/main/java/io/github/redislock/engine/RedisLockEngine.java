@@ -1,17 +1,9 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import io.lettuce.core.RedisCommandInterruptedException;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -20,18 +12,11 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockEngine;
 import io.github.redislock.LockHandle;
-import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockLostException;
-import io.github.redislock.LockNotReplicatedException;
 import io.github.redislock.LockObserver;
-import io.github.redislock.LockObserver.AcquireOutcome;
-import io.github.redislock.LockObserver.ReleaseOutcome;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockRules;
-import io.github.redislock.engine.LockScripts.Attempt;
-import io.github.redislock.engine.ReleaseSubscriptions.EagerAcquisition;
-import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
 
 /**
  * The {@link LockEngine} that keeps locks in Redis, through a Spring Data Redis
@@ -42,6 +27,12 @@ import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
  * <pre class="code">
  * LockTemplate locks = new LockTemplate(new RedisLockEngine(connectionFactory, options));
  * </pre>
+ *
+ * <p>
+ * A facade: it builds the engine's parts and delegates to them, the acquire path to
+ * {@link LockAcquirer}, the release path to {@link LockReleaser}, waiting to
+ * {@link ReleaseSubscriptions} and renewal to {@link LockWatchdog}; what differs between
+ * kinds of lock is in the {@link LockKind} subclasses.
  *
  * <p>
  * Uncontended, a lock and its release are two round trips, one script each; a reentrant
@@ -60,41 +51,8 @@ import io.github.redislock.engine.ReleaseSubscriptions.Waiter;
  */
 public final class RedisLockEngine implements LockEngine {
 
-	private static final Logger logger = LoggerFactory.getLogger(RedisLockEngine.class);
-
-	/** How many times in a row a lock may pass between threads of this JVM. */
-	private static final int MAX_HANDOFFS = 16;
-
-	/**
-	 * How long at most this JVM leaves a lock it released alone when other JVMs wait for
-	 * it; the first release by another JVM ends the wait sooner.
-	 */
-	private static final long YIELD_NANOS = 50_000_000;
-
-	/** How soon a failed background release is tried again, the first time. */
-	private static final long GIVE_BACK_FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-	/** How soon a failed background release is tried again at most. */
-	private static final long GIVE_BACK_LAST_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-	/** How soon a waiter tries again when its lock's cluster slot is being migrated. */
-	private static final long MIGRATION_RETRY_MILLIS = 50;
-
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
-
-	/**
-	 * How long a fair queue entry or a writer intent lasts unless its waiter renews it: a
-	 * waiter that dies stops holding others up within this time, not after its whole
-	 * wait.
-	 */
-	static final long LINE_LEASE_MILLIS = 3000;
-
-	/**
-	 * How often a waiter in a fair queue or a writer with an intent renews it, by trying
-	 * again, while nothing wakes it sooner.
-	 */
-	private static final long LINE_RENEW_NANOS = TimeUnit.MILLISECONDS.toNanos(LINE_LEASE_MILLIS / 3);
 
 	private final LockOptions options;
 
@@ -102,21 +60,18 @@ public final class RedisLockEngine implements LockEngine {
 
 	private final LockScripts scripts;
 
-	private final OwnerTokens tokens = new OwnerTokens();
-
 	private final ReleaseSubscriptions subscriptions;
 
 	private final LockWatchdog watchdog;
 
 	private final Housekeeping housekeeping;
 
-	private final AsyncAcquirer asyncAcquirer;
-
 	/** The hold of each lock this JVM holds now, for reentrancy and diagnostics. */
-	private final ConcurrentHashMap<String, LockHold> holds = new ConcurrentHashMap<>();
+	private final LocalHolds holds = new LocalHolds();
 
-	/** Told of what happens to locks; {@code null} when nobody observes them. */
-	private final @Nullable LockObserver observer;
+	private final LockAcquirer acquirer;
+
+	private final LockReleaser releaser;
 
 	private final RedisLockDiagnostics diagnostics;
 
@@ -161,19 +116,33 @@ public final class RedisLockEngine implements LockEngine {
 		}
 		checkReplicationTimeout(connectionFactory, options);
 		this.options = options;
-		this.observer = (observer != null) ? new GuardedLockObserver(observer) : null;
+		LockObserver guarded = (observer != null) ? new GuardedLockObserver(observer) : null;
 		this.keys = new LockKeys(options.keyPrefix());
+		// Read every kind's scripts now rather than in the first lock call's wait time.
+		LockKind.all();
+		OwnerTokens tokens = new OwnerTokens();
 		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
-
 		this.scripts = new LockScripts(connectionFactory, this.keys, messaging);
-		this.asyncAcquirer = new AsyncAcquirer(this.scripts.commands(), this.keys);
 		String controlChannel = this.keys.controlChannel();
 		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
-				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId());
+				SUBSCRIPTION_LINGER_MILLIS, tokens.instanceId());
 		this.housekeeping = new Housekeeping(this.subscriptions::sweep, SUBSCRIPTION_LINGER_MILLIS);
 		this.housekeeping.execute(this.scripts::prepare);
 		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(),
-				(this.observer != null) ? new ObservedLeases(this.observer) : null);
+				(guarded != null) ? new ObservedLeases(guarded) : null);
+		Grants grants = new Grants(this.holds, this.watchdog, guarded);
+		BackgroundReleases backgroundReleases = new BackgroundReleases(this.scripts, this.subscriptions,
+				this.housekeeping);
+		this.releaser = new LockReleaser(this.scripts, this.holds, this.watchdog, this.subscriptions,
+				new LocalHandOver(this.holds, this.subscriptions), backgroundReleases, guarded);
+		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
+		EagerAcquisitions eager = new EagerAcquisitions(options, tokens, this.scripts,
+				new AsyncAcquirer(this.scripts.commands()), this.subscriptions, grants, backgroundReleases,
+				this.releaser, this.housekeeping);
+		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, attempts, eager,
+				this.releaser);
+		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
+				waiting, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, this.keys);
 	}
 
@@ -214,530 +183,17 @@ public final class RedisLockEngine implements LockEngine {
 	 */
 	private @Nullable LockHandle acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
 			@Nullable Duration leaseTime, boolean reentrant) {
-		if (Thread.currentThread().isInterrupted()) {
-			// As java.util.concurrent's interruptible waits: an interrupt ends them at
-			// once,
-			// without a command sent for an acquisition nobody would use.
-			throw new LockInterruptedException(key, new InterruptedException("Interrupted before acquiring"));
-		}
-		LockHold current = this.holds.get(LockHold.keyOf(kind, key, Thread.currentThread()));
-		if (reentrant && isOwnedByThisThread(current) && reenter(current)) {
-			return new RedisLockHandle(this, current);
-		}
-		String covering = "";
-		if (kind == LockKind.READ) {
-			LockHold writing = this.holds.get(LockHold.keyOf(LockKind.WRITE, key, Thread.currentThread()));
-			if (isOwnedByThisThread(writing)) {
-				covering = writing.lease().owner();
-			}
-		}
-		else if (kind == LockKind.WRITE
-				&& isOwnedByThisThread(this.holds.get(LockHold.keyOf(LockKind.READ, key, Thread.currentThread())))) {
-			throw new IllegalStateException("The current thread holds the read lock '" + key
-					+ "' and asks for its write lock: a reader cannot upgrade, since two readers doing so would "
-					+ "wait for each other for ever; release the read lock first, or take the write lock from the "
-					+ "start and downgrade");
-		}
-		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
-				Durations.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
-				reentrant, System.nanoTime() + Durations.nanos(waitTime), covering, true);
-		LockObserver observer = this.observer;
-		LockHold hold = (observer != null) ? acquireObserved(observer, acquisition, name, current, waitTime)
-				: acquire(acquisition, current, waitTime);
+		LockHold hold = this.acquirer.acquire(key, name, kind, waitTime, leaseTime, reentrant);
 		return (hold != null) ? new RedisLockHandle(this, hold) : null;
 	}
 
 	/**
-	 * Count one more handle of the thread's hold. When the estimate of a renewed lease's
-	 * expiry passed but Redis never said it is gone (a renewal's answer is late: a slow
-	 * or paused server, a reconnect), Redis is asked once, under the hold's own owner: a
-	 * fresh owner would be refused by this very hold.
+	 * Release one handle of a hold, and the lock with its last handle.
+	 * @throws LockLostException when the lock was found lost
+	 * @throws LockAccessException when Redis failed
 	 */
-	private boolean reenter(LockHold hold) {
-		if (hold.tryReenter()) {
-			return true;
-		}
-		LockLease lease = hold.lease();
-		if (hold.isReleased() || lease.isMarkedLost() || !lease.isRenewed()) {
-			return false;
-		}
-		long sentAt = System.nanoTime();
-		boolean renewed;
-		try {
-			renewed = this.scripts.renew(lease);
-		}
-		catch (RedisCommandInterruptedException ex) {
-			throw new LockInterruptedException(hold.key(),
-					new InterruptedException("Interrupted while Redis was asked whether the lock is still held"));
-		}
-		catch (RuntimeException ex) {
-			throw new LockAccessException(hold.key(), "acquire", ex);
-		}
-		// A lock that is gone is reported by the watchdog, whose next renewal finds the
-		// same.
-		if (!renewed) {
-			return false;
-		}
-		lease.renewed(sentAt);
-		return hold.tryReenter();
-	}
-
-	private @Nullable LockHold acquire(Acquisition acquisition, @Nullable LockHold current, Duration waitTime) {
-		LockHold hold = null;
-		// A lock another thread of this JVM holds needs no round trip to know it is
-		// taken. Fair and read/write locks must ask Redis: to queue, or to share.
-		// Yielding
-		// to other JVMs only delays attempts that can wait: one without wait asks Redis,
-		// as java.util.concurrent's tryLock() barges even into a fair lock.
-		boolean exclusive = acquisition.kind() == LockKind.EXCLUSIVE;
-		if (!exclusive || (!isHeldByAnotherLocalThread(current) && (waitTime.isZero()
-				|| this.subscriptions.yieldingNanos(this.keys.releaseChannel(acquisition.key())) <= 0))) {
-			// Not queued yet: a waiter at the head of a fair queue, or a writer keeping
-			// readers out, must be able to hear its wake-up, so it queues once
-			// subscribed.
-			hold = tryRedis(acquisition.withoutQueueing()).hold();
-		}
-		if (hold == null && !waitTime.isZero()) {
-			hold = await(acquisition);
-		}
-		return hold;
-	}
-
-	private @Nullable LockHold acquireObserved(LockObserver observer, Acquisition acquisition, @Nullable String name,
-			@Nullable LockHold current, Duration waitTime) {
-		String key = acquisition.key();
-		long startedAt = System.nanoTime();
-		Object context = observer.acquireStarted(key, name);
-		LockHold hold;
-		try {
-			hold = acquire(acquisition, current, waitTime);
-		}
-		catch (RuntimeException ex) {
-			AcquireOutcome outcome = (ex instanceof LockInterruptedException) ? AcquireOutcome.INTERRUPTED
-					: AcquireOutcome.FAILED;
-			observer.acquireEnded(key, context, outcome, System.nanoTime() - startedAt, ex);
-			throw ex;
-		}
-		long waitNanos = System.nanoTime() - startedAt;
-		if (hold == null) {
-			observer.acquireEnded(key, context, AcquireOutcome.TIMED_OUT, waitNanos, null);
-			return null;
-		}
-		observer.acquireEnded(key, context, AcquireOutcome.ACQUIRED, waitNanos, null);
-		hold.observed(observer.held(key, name, hold.fencingToken(), context));
-		return hold;
-	}
-
-	/**
-	 * Wait for the lock as a queued subscriber of its release channel, until Redis grants
-	 * it or a local holder hands it over.
-	 * @return the hold, or {@code null} when the wait time ran out
-	 */
-	private @Nullable LockHold await(Acquisition acquisition) {
-		LockKind kind = acquisition.kind();
-		boolean exclusive = kind == LockKind.EXCLUSIVE;
-		String channel = this.keys.channel(kind, acquisition.key());
-		Waiter waiter;
-		try {
-			waiter = this.subscriptions.join(channel, exclusive && acquisition.renewed(), acquisition.reentrant(),
-					acquisition.owner(), eagerAcquisition(acquisition));
-		}
-		catch (RedisCommandInterruptedException ex) {
-			throw new LockInterruptedException(acquisition.key(),
-					new InterruptedException("Interrupted while subscribing to the lock's releases"));
-		}
-		catch (RuntimeException ex) {
-			throw new LockAccessException(acquisition.key(), "wait for", ex);
-		}
-		LockHold hold = null;
-		try {
-			while (true) {
-				hold = waiter.takeHandoff();
-				if (hold != null) {
-					return hold;
-				}
-				long sleepNanos;
-				LockHold local = exclusive ? this.holds.get(acquisition.key()) : null;
-				long yielding = exclusive ? this.subscriptions.yieldingNanos(channel) : 0;
-				if (isHeldByAnotherLocalThread(local)) {
-					// Its release wakes a queued waiter: by hand-over, or by the release
-					// message.
-					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
-				}
-				else if (yielding > 0) {
-					sleepNanos = yielding;
-				}
-				else {
-					Outcome outcome = tryRedis(acquisition);
-					hold = outcome.hold();
-					if (hold != null) {
-						return hold;
-					}
-					sleepNanos = outcome.holderLeftNanos();
-				}
-				long remaining = acquisition.deadlineNanos() - System.nanoTime();
-				if (remaining <= 0) {
-					return null;
-				}
-				if (kind == LockKind.FAIR || kind == LockKind.WRITE) {
-					// Wake in time to renew the queue entry or writer intent.
-					sleepNanos = Math.min(sleepNanos, LINE_RENEW_NANOS);
-				}
-				waiter.await(Math.min(remaining, Math.max(sleepNanos, 1_000_000)));
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new LockInterruptedException(acquisition.key(), ex);
-		}
-		finally {
-			LockHold untaken = this.subscriptions.leave(channel, waiter);
-			if (untaken != null && untaken != hold) {
-				// Handed over as this waiter gave up: pass it on rather than drop it.
-				releaseQuietly(untaken);
-			}
-			if (hold == null && (kind == LockKind.FAIR || kind == LockKind.WRITE)) {
-				leaveLine(acquisition);
-			}
-		}
-	}
-
-	/**
-	 * Take a waiter that gives up out of its fair queue or writer intent at once, rather
-	 * than let those behind it wait for its entry's deadline.
-	 */
-	private void leaveLine(Acquisition acquisition) {
-		try {
-			this.scripts.leave(acquisition.kind(), acquisition.key(), acquisition.owner());
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not leave the line of lock '{}'; the entry ends with its wait time", acquisition.key(),
-					ex);
-		}
-	}
-
-	private boolean isOwnedByThisThread(@Nullable LockHold hold) {
-		return hold != null && hold.ownerThread() == Thread.currentThread();
-	}
-
-	private boolean isHeldByAnotherLocalThread(@Nullable LockHold hold) {
-		return hold != null && hold.ownerThread() != Thread.currentThread() && !hold.isReleased() && hold.isHeld();
-	}
-
-	/** One acquire script; a grant becomes this thread's hold. */
-	private Outcome tryRedis(Acquisition acquisition) {
-		long sentAt = System.nanoTime();
-		Attempt attempt = attempt(acquisition);
-		if (!attempt.granted()) {
-			long holderLeft = (attempt.holderLeaseMillis() < 0) ? Long.MAX_VALUE
-					: attempt.holderLeaseMillis() * 1_000_000;
-			return new Outcome(null, holderLeft);
-		}
-		return new Outcome(grant(acquisition, attempt, Thread.currentThread(), sentAt), 0);
-	}
-
-	/** Record a grant as the hold of the given thread. */
-	private LockHold grant(Acquisition acquisition, Attempt attempt, Thread thread, long sentAt) {
-		LockLease lease = new LockLease(acquisition.kind(), acquisition.key(), acquisition.owner(),
-				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
-		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null, 0);
-		lease.heldBy(hold);
-		LockHold replaced = this.holds.put(hold.holdKey(), hold);
-		if (replaced != null && replaced.lease() != lease && !replaced.isReleased()) {
-			lostToGrant(replaced);
-		}
-		if (lease.isRenewed()) {
-			this.watchdog.watch(lease);
-		}
-		return hold;
-	}
-
-	/**
-	 * Mark lost a hold that Redis has just granted to another owner of this JVM: its
-	 * lease had ended there, because Redis lost its data or the lease ran out before this
-	 * JVM noticed. Left in place, its thread would re-enter or hand over a lock held by
-	 * another.
-	 */
-	private void lostToGrant(LockHold hold) {
-		LockLease lease = hold.lease();
-		this.watchdog.unwatch(lease);
-		if (lease.markLost()) {
-			logger.warn(
-					"Lost lock '{}' (fencing token {}) while it was held: Redis granted it to another owner, so "
-							+ "its lease had ended there; work done under it is no longer exclusive",
-					hold.key(), hold.fencingToken());
-			LockObserver observer = this.observer;
-			if (observer != null) {
-				observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
-			}
-		}
-	}
-
-	/**
-	 * The acquisition that the thread receiving a release message sends for a waiting
-	 * exclusive lock; none with {@code minReplicas}, whose {@code WAIT} must follow the
-	 * grant on its connection.
-	 */
-	private @Nullable EagerAcquisition eagerAcquisition(Acquisition acquisition) {
-		if (acquisition.kind() != LockKind.EXCLUSIVE || this.options.minReplicas() > 0) {
-			return null;
-		}
-		return new EagerAcquisition() {
-
-			@Override
-			public CompletionStage<@Nullable LockHold> start(Thread thread) {
-				// An owner token of its own: the waiter may try at the same time under
-				// its
-				// token, and since a script run twice for one owner grants twice, sharing
-				// one would make one grant two holds. Two owners cannot both be granted.
-				Acquisition eager = acquisition.withOwner(RedisLockEngine.this.tokens.next());
-				long sentAt = System.nanoTime();
-				return RedisLockEngine.this.asyncAcquirer
-					.acquire(eager.key(), eager.owner(), eager.leaseMillis(),
-							RedisLockEngine.this.subscriptions.subscriptionCommands())
-					.handle((attempt, ex) -> {
-						if (ex != null) {
-							// Redis may have granted it without an answer; nobody asks
-							// under
-							// this owner token again, so give back whatever it holds.
-							giveBack(eager.kind(), eager.key(), eager.owner(), eager.leaseMillis());
-							throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
-						}
-						return attempt.granted() ? grant(eager, attempt, thread, sentAt) : null;
-					});
-			}
-
-			@Override
-			public void undelivered(LockHold hold) {
-				// Not on the Redis client's thread, which must stay free to answer.
-				RedisLockEngine.this.housekeeping.execute(() -> releaseQuietly(hold));
-			}
-
-		};
-	}
-
-	private Attempt attempt(Acquisition acquisition) {
-		String key = acquisition.key();
-		String owner = acquisition.owner();
-		LockKind kind = acquisition.kind();
-		Attempt attempt;
-		try {
-			int replicas = this.options.minReplicas();
-			attempt = (replicas > 0) ? this.scripts.acquireReplicated(key, () -> runAcquire(acquisition), replicas,
-					this.options.replicationTimeout().toMillis()) : runAcquire(acquisition);
-		}
-		catch (RedisCommandInterruptedException ex) {
-			giveBack(kind, key, owner, acquisition.leaseMillis());
-			throw new LockInterruptedException(key,
-					new InterruptedException("Interrupted while Redis ran the acquisition"));
-		}
-		catch (RuntimeException ex) {
-			if (isSlotMigrating(ex)) {
-				// The script did not run: its slot is being moved between cluster nodes.
-				// Not granted; a waiter tries again shortly.
-				return Attempt.heldFor(MIGRATION_RETRY_MILLIS);
-			}
-			// Redis may have run the script before failing to answer: release what it may
-			// have granted, in the background and owner-checked, so nothing stays locked
-			// for a lease.
-			giveBack(kind, key, owner, acquisition.leaseMillis());
-			throw new LockAccessException(key, "acquire", ex);
-		}
-		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
-			// Lost for good if the primary failed now: give it back rather than hold it.
-			giveBack(kind, key, owner, acquisition.leaseMillis());
-			throw new LockNotReplicatedException(key, attempt.replicas(), this.options.minReplicas(),
-					this.options.replicationTimeout());
-		}
-		return attempt;
-	}
-
-	/**
-	 * Whether Redis refused a script because its keys' slot is being migrated and not all
-	 * of them have moved yet ({@code TRYAGAIN}).
-	 */
-	private static boolean isSlotMigrating(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			String message = cause.getMessage();
-			if (message != null && message.startsWith("TRYAGAIN")) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	private Attempt runAcquire(Acquisition acquisition) {
-		String key = acquisition.key();
-		return switch (acquisition.kind()) {
-			case EXCLUSIVE -> this.scripts.acquire(key, acquisition.owner(), acquisition.leaseMillis());
-			case FAIR -> this.scripts.acquireFair(key, acquisition.owner(), acquisition.leaseMillis(),
-					acquisition.waitLeftMillis());
-			case READ, WRITE -> this.scripts.acquireReadWrite(acquisition.kind(), key, acquisition.owner(),
-					acquisition.leaseMillis(), acquisition.waitLeftMillis(), acquisition.covering());
-		};
-	}
-
-	/**
-	 * Release, in the background and owner-checked, what Redis may have granted to an
-	 * acquisition whose caller cannot know: tried again while it fails, until the grant's
-	 * lease would have ended anyway, so that a lost answer never leaves a lock held for
-	 * its whole lease.
-	 */
-	private void giveBack(LockKind kind, String key, String owner, long leaseMillis) {
-		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-		this.housekeeping.execute(() -> giveBack(kind, key, owner, until, GIVE_BACK_FIRST_RETRY_NANOS));
-	}
-
-	private void giveBack(LockKind kind, String key, String owner, long untilNanos, long retryNanos) {
-		if (tryGiveBack(kind, key, owner)) {
-			return;
-		}
-		if (System.nanoTime() + retryNanos - untilNanos >= 0) {
-			logger.warn("Could not release lock '{}' after a failed acquisition or release; it expires with its lease",
-					key);
-			return;
-		}
-		// Scheduled, not slept: a housekeeping thread stays free for the sweep.
-		this.housekeeping.schedule(
-				() -> giveBack(kind, key, owner, untilNanos, Math.min(retryNanos * 2, GIVE_BACK_LAST_RETRY_NANOS)),
-				retryNanos);
-	}
-
-	private boolean tryGiveBack(LockKind kind, String key, String owner) {
-		try {
-			releaseByOwner(kind, key, owner);
-			return true;
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not release lock '{}' after a failed acquisition; trying again", key, ex);
-			return false;
-		}
-	}
-
-	/**
-	 * Release, owner-checked, what the owner may hold, and take it out of any line.
-	 * @throws RuntimeException from the Redis client when Redis failed
-	 */
-	private void releaseByOwner(LockKind kind, String key, String owner) {
-		if (kind == LockKind.EXCLUSIVE) {
-			this.scripts.releaseBySource(key, owner);
-			// Its message names an owner of this JVM, which wakes no local waiter by
-			// itself.
-			this.subscriptions.releasedHere(this.keys.releaseChannel(key), false, 0);
-		}
-		else {
-			this.scripts.release(kind, key, owner, 0);
-			this.scripts.leave(kind, key, owner);
-		}
-	}
-
-	private void releaseQuietly(LockHold hold) {
-		try {
-			release(hold);
-		}
-		catch (LockLostException ex) {
-			logger.debug("Lock '{}', handed to a waiter that had left, was lost meanwhile", hold.key(), ex);
-		}
-		catch (RuntimeException ex) {
-			LockLease lease = hold.lease();
-			giveBack(lease.kind(), lease.key(), lease.owner(), lease.leaseMillis());
-		}
-	}
-
 	void release(LockHold hold) {
-		if (!hold.exit()) {
-			if (hold.isLost()) {
-				throw new LockLostException(hold.key(), hold.fencingToken());
-			}
-			return;
-		}
-		LockLease lease = hold.lease();
-		LockKind kind = lease.kind();
-		String channel = this.keys.channel(kind, hold.key());
-		if (mayHandOff(hold) && this.subscriptions.handOff(channel, hold::successor, (next) -> install(hold, next))) {
-			observeRelease(hold, ReleaseOutcome.RELEASED, null);
-			return;
-		}
-		this.holds.remove(hold.holdKey(), hold);
-		this.watchdog.unwatch(lease);
-		long outcome;
-		try {
-			outcome = releaseInRedis(kind, hold);
-		}
-		catch (RuntimeException ex) {
-			// Redis may not have run it: keep trying in the background, or the lock would
-			// stay held for the rest of its lease.
-			giveBack(kind, hold.key(), lease.owner(),
-					Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
-			LockAccessException failure = new LockAccessException(hold.key(), "release", ex);
-			observeRelease(hold, ReleaseOutcome.FAILED, failure);
-			throw failure;
-		}
-		if (outcome >= 0 && kind == LockKind.EXCLUSIVE) {
-			this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
-		}
-		if (outcome < 0 || lease.isLost()) {
-			boolean found = lease.markLost();
-			LockLostException lost = new LockLostException(hold.key(), hold.fencingToken());
-			if (found && this.observer != null) {
-				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
-			}
-			observeRelease(hold, ReleaseOutcome.LOST, lost);
-			throw lost;
-		}
-		observeRelease(hold, ReleaseOutcome.RELEASED, null);
-	}
-
-	/**
-	 * Run the release script, again for a while if the lock's cluster slot is being
-	 * migrated: the lock would otherwise stay held until its lease ends.
-	 */
-	private long releaseInRedis(LockKind kind, LockHold hold) {
-		long lastToken = (hold.handoffs() > 0) ? hold.fencingToken() : 0;
-		long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-		while (true) {
-			try {
-				return this.scripts.release(kind, hold.key(), hold.lease().owner(), lastToken);
-			}
-			catch (RuntimeException ex) {
-				if (!isSlotMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
-					throw ex;
-				}
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(MIGRATION_RETRY_MILLIS));
-			}
-		}
-	}
-
-	private void observeRelease(LockHold hold, ReleaseOutcome outcome, @Nullable Throwable failure) {
-		LockObserver observer = this.observer;
-		if (observer != null) {
-			observer.released(hold.key(), hold.observerContext(), outcome, failure);
-		}
-	}
-
-	/**
-	 * Record a hold handed over from another thread of this JVM, in the place of the hold
-	 * it follows; false when that place was taken meanwhile by a grant from Redis, which
-	 * means the lease being handed over had ended there.
-	 */
-	private boolean install(LockHold previous, LockHold next) {
-		if (!this.holds.replace(next.holdKey(), previous, next)) {
-			return false;
-		}
-		next.lease().heldBy(next);
-		return true;
-	}
-
-	/**
-	 * Whether a released hold may go to a local waiter: only a renewed lease, since a
-	 * waiter asks for the lease length the watchdog keeps, and at most
-	 * {@value #MAX_HANDOFFS} times in a row, so that waiters in other JVMs get their
-	 * turn: the release that ends a chain goes through Redis and wakes them.
-	 */
-	private boolean mayHandOff(LockHold hold) {
-		LockLease lease = hold.lease();
-		return lease.kind() == LockKind.EXCLUSIVE && lease.isRenewed() && !lease.isLost()
-				&& hold.handoffs() < MAX_HANDOFFS;
+		this.releaser.release(hold);
 	}
 
 	@Override
@@ -759,50 +215,6 @@ public final class RedisLockEngine implements LockEngine {
 		this.housekeeping.close();
 		this.subscriptions.close();
 		this.scripts.close();
-	}
-
-	/**
-	 * What one acquisition asks for; the owner token is its own.
-	 *
-	 * @param covering the owner token of the write lock the thread holds, which lets a
-	 * read acquisition through, or {@code ""}
-	 * @param queues whether a refused attempt joins the fair queue or sets the writer
-	 * intent
-	 */
-	private record Acquisition(LockKind kind, String key, String owner, long leaseMillis, boolean renewed,
-			boolean reentrant, long deadlineNanos, String covering, boolean queues) {
-
-		/**
-		 * How long its fair queue entry or writer intent lasts, in milliseconds, unless
-		 * the waiter renews it: the time it still waits, at most
-		 * {@value RedisLockEngine#LINE_LEASE_MILLIS}; 0 when it does not queue.
-		 */
-		long waitLeftMillis() {
-			return this.queues
-					? Math.max(0, Math.min(LINE_LEASE_MILLIS, (this.deadlineNanos - System.nanoTime()) / 1_000_000))
-					: 0;
-		}
-
-		/** The same acquisition under another owner token. */
-		Acquisition withOwner(String owner) {
-			return new Acquisition(this.kind, this.key, owner, this.leaseMillis, this.renewed, this.reentrant,
-					this.deadlineNanos, this.covering, this.queues);
-		}
-
-		/**
-		 * The same acquisition trying without joining a fair queue or a writer intent.
-		 */
-		Acquisition withoutQueueing() {
-			return new Acquisition(this.kind, this.key, this.owner, this.leaseMillis, this.renewed, this.reentrant,
-					this.deadlineNanos, this.covering, false);
-		}
-
-	}
-
-	/**
-	 * A hold when Redis granted the lock, otherwise how long its holder's lease has left.
-	 */
-	private record Outcome(@Nullable LockHold hold, long holderLeftNanos) {
 	}
 
 }

@@ -1,30 +1,20 @@
 package io.github.redislock.engine;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.Arrays;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.ObjIntConsumer;
+import java.util.function.Predicate;
 
-import io.lettuce.core.RedisCommandInterruptedException;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import io.github.redislock.SubscriptionStatus;
 
 /**
  * The threads of this JVM that wait for locks, woken by release messages that a
- * {@link ReleaseSubscriber} receives.
+ * {@link ReleaseSubscriber} receives: the registry of the waited-for channels, and where
+ * release messages arrive.
  *
  * <h2>Design notes</h2>
  *
@@ -35,40 +25,17 @@ import io.github.redislock.SubscriptionStatus;
  * <p>
  * <b>Subscribing before the last try.</b> A release published between a failed attempt
  * and the subscription would be missed, so a waiter first joins its channel (subscribing
- * when it is the first), then tries the lock again, and only then sleeps.
+ * when it is the first), then tries the lock again, and only then sleeps. How channels
+ * are subscribed, kept and recovered is {@link SubscriptionLifetime}'s job.
  *
  * <p>
- * <b>One wake-up per release.</b> Waiters of one channel queue in arrival order. A
- * release signals the first waiter not yet signalled; the others sleep on, and are woken
- * by the next release, which the woken waiter publishes when it is done. A waiter that
- * leaves holding a signal it did not use (it timed out, was interrupted or won the lock
- * by its own try) passes it on, so a release is never swallowed. A signal is a flag plus
- * an unpark, so one that arrives before the waiter parks is not lost.
- *
- * <p>
- * <b>Handing a lock over.</b> When a lock is released while a thread of this JVM waits
- * for it, the releasing thread can give it to that waiter without a round trip: the Redis
- * grant stays as it is and the waiter wakes owning it. The hand-over happens under the
- * channel's monitor and only to a waiter still queued; a waiter that leaves with a hold
- * it did not take returns it to its caller for release, so a handed lock is never
- * dropped. The engine bounds how many times in a row a lock stays in this JVM this way.
- *
- * <p>
- * <b>Yielding to other JVMs.</b> A thread that releases a lock and at once asks for it
- * again would nearly always beat a waiter of another JVM, which must first receive the
- * release message. So when a thread of another JVM waits (the acquire script notes each
- * JVM it refuses, and the release script reports whether one other than the releaser's
- * was refused since the last release), the threads of this JVM leave the lock alone until
- * a release by another JVM arrives (each release message names its owner, whose token
- * begins with its JVM's instance id), or for a bounded time if none does, and the waiter
- * elsewhere gets its turn. A JVM that merely stays subscribed after its waiters left
- * triggers no yield. Expired windows are dropped by {@link #sweep}.
- *
- * <p>
- * <b>Fair and read/write locks.</b> Their release messages begin with a marker: a fair
- * lock's names the one waiter next in its queue ({@code >} and its owner token), whom
- * only its own JVM wakes; a read/write lock's wakes every waiter ({@code *}), since
- * several readers may get in together. Neither hands over nor yields.
+ * <b>Who is woken.</b> The waiters of one channel queue in arrival order in its
+ * {@link ChannelWaiters}, which wakes one per release, hands a released lock to a local
+ * waiter and claims a waiter for an eager acquisition. A message is decoded by the lock
+ * kind that sent it ({@link LockKind#wakeUpOf}) into the {@link WakeUp} that says whom it
+ * wakes. For a kind that yields, this JVM's own releases wake nobody here: the releasing
+ * thread wakes a local waiter itself ({@link #releasedHere}), and may first leave the
+ * lock to other JVMs for a while ({@link YieldWindows}).
  *
  * <p>
  * <b>Lost messages.</b> Pub/sub delivers at most once. When the connection drops, Lettuce
@@ -76,67 +43,20 @@ import io.github.redislock.SubscriptionStatus;
  * {@link #onAllMissed} for a whole connection), which wakes the channel's waiters: they
  * try again at once, since a release may have been published while disconnected.
  *
- * <p>
- * <b>Subscription lifetime.</b> Channels are subscribed on the first waiter and
- * unsubscribed by {@link #sweep}, once they have had no waiter for a while, so that a hot
- * lock does not subscribe and unsubscribe at every wait. This map is the one record of
- * the channels that should be subscribed; each entry's {@link ChannelSubscription} says
- * whether Redis confirmed it on the current connection. A joining thread is counted in
- * its entry at once, in the map's atomic compute for the channel, then sends the
- * subscribe (or finds one in flight, or confirmed) and waits for its answer with no lock
- * held: neither this map's entry nor any monitor is held while waiting for Redis. A
- * subscribe that fails leaves the joining thread's count undone and the entry idle, to be
- * swept (with an unsubscribe, in case Redis subscribed it after all); a confirmation that
- * arrives for a channel without an entry (its waiter gave up first) makes an idle one, so
- * nothing stays subscribed unrecorded. The sweep removes an idle entry and sends its
- * unsubscribe in the same compute, so the subscribe of a waiter that arrives later, which
- * must create a new entry, follows it on the connection: an unsubscribe never overtakes a
- * later subscribe.
- *
- * <p>
- * <b>Subscriptions lost.</b> When a subscription ends without being asked to (a cluster
- * slot moved; the connection broke, and Lettuce subscribes again as it reconnects, which
- * may fail; the subscriber dropped its connection, as it does when an unsubscribe goes
- * unanswered, and opens another), {@link #onUnsubscribed} or {@link #onAllLost} mark the
- * channels unsubscribed until a confirmation arrives, and every sweep subscribes again
- * each channel that has waiters and is neither subscribed nor being subscribed; its
- * confirmation wakes the waiters, who try at once. Until then {@link #status()} says
- * {@link SubscriptionStatus#DISCONNECTED}: those waiters wake only when the holder's
- * lease runs out.
- *
  * @author redis-lock
  */
 final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoCloseable {
-
-	private static final Logger logger = LoggerFactory.getLogger(ReleaseSubscriptions.class);
-
-	private final Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory;
-
-	/** Opened at the first subscription; {@code null} until then. */
-	private volatile @Nullable ReleaseSubscriber subscriber;
-
-	private volatile boolean closed;
-
-	private final long lingerNanos;
 
 	/**
 	 * How release messages of this JVM's owners begin: their owner tokens' instance id.
 	 */
 	private final byte[] ownReleasePrefix;
 
-	/**
-	 * First byte of a message that wakes one waiter, named by its owner token (fair
-	 * locks).
-	 */
-	private static final byte TARGETED = '>';
-
-	/** First byte of a message that wakes every waiter (read/write locks). */
-	private static final byte BROADCAST = '*';
-
 	private final ConcurrentHashMap<String, ChannelWaiters> channels = new ConcurrentHashMap<>();
 
-	/** Until when (System.nanoTime()) this JVM yields each lock to other JVMs. */
-	private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
+	private final SubscriptionLifetime lifetime;
+
+	private final YieldWindows yields = new YieldWindows();
 
 	/**
 	 * Create the waiters' registry.
@@ -147,9 +67,8 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 */
 	ReleaseSubscriptions(Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory, long lingerMillis,
 			String instanceId) {
-		this.subscriberFactory = subscriberFactory;
 		this.ownReleasePrefix = (instanceId + ":").getBytes(StandardCharsets.UTF_8);
-		this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(lingerMillis);
+		this.lifetime = new SubscriptionLifetime(this.channels, subscriberFactory, this, lingerMillis);
 	}
 
 	/**
@@ -161,7 +80,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	Waiter join(String channel, boolean acceptsHandoff, boolean reentrant, String owner,
 			@Nullable EagerAcquisition eager) {
 		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff, reentrant, owner, eager);
-		ReleaseSubscriber current = subscriber();
+		ReleaseSubscriber current = this.lifetime.subscriber();
 		ChannelWaiters waiters = this.channels.compute(channel, (name, existing) -> {
 			ChannelWaiters joined = (existing != null) ? existing : new ChannelWaiters();
 			// Counted at once, so that the sweep keeps the channel.
@@ -169,7 +88,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 			return joined;
 		});
 		try {
-			awaitSubscribed(current, channel, waiters.subscription);
+			this.lifetime.awaitSubscribed(current, channel, waiters.subscription());
 		}
 		catch (RuntimeException ex) {
 			waiters.abandonJoining();
@@ -177,25 +96,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		}
 		waiters.join(waiter);
 		return waiter;
-	}
-
-	private void awaitSubscribed(ReleaseSubscriber current, String channel, ChannelSubscription subscription) {
-		if (subscription.isConfirmed()) {
-			return;
-		}
-		current.connect();
-		try {
-			// Bounded by the command timeout: see ReleaseSubscriber#subscribe.
-			subscription.subscribe(current, channel).get();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisCommandInterruptedException(ex);
-		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
-					: new RedisException("Could not subscribe to " + channel, ex.getCause());
-		}
 	}
 
 	/**
@@ -229,41 +129,70 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * How long this JVM still yields the lock to other JVMs; 0 or less when it does not.
 	 */
 	long yieldingNanos(String channel) {
-		Long until = this.yields.get(channel);
-		return (until != null) ? until - System.nanoTime() : 0;
+		return this.yields.yieldingNanos(channel);
 	}
 
 	/**
-	 * Unsubscribe channels that have had no waiter for the linger time, and subscribe
-	 * again channels that have waiters but lost their subscription. Sends commands and
-	 * waits for none.
+	 * Called by a thread of this JVM that released a lock through Redis. When a thread of
+	 * another JVM waits for it (Redis refused it the lock since the last release), the
+	 * waiters there get the lock first: this JVM's threads yield until another JVM
+	 * releases it, or for the given time at most. One local waiter is woken either way:
+	 * it tries at once, or when the yield window ends if no other JVM took the lock
+	 * meanwhile.
+	 * @param othersWait whether a thread of another JVM waits for the lock
+	 */
+	void releasedHere(String channel, boolean othersWait, long yieldNanos) {
+		if (othersWait) {
+			this.yields.open(channel, yieldNanos);
+		}
+		ChannelWaiters waiters = this.channels.get(channel);
+		if (waiters != null) {
+			waiters.signalOne();
+		}
+	}
+
+	/**
+	 * Drop ended yield windows, unsubscribe channels that have had no waiter for the
+	 * linger time, and subscribe again channels that have waiters but lost their
+	 * subscription. Sends commands and waits for none.
 	 */
 	void sweep() {
 		long now = System.nanoTime();
-		this.yields.values().removeIf((until) -> until - now <= 0);
-		ReleaseSubscriber current = this.subscriber;
-		if (current == null) {
-			return;
+		this.yields.expire(now);
+		this.lifetime.sweep(now);
+	}
+
+	@Override
+	public void onMessage(String channel, byte[] body) {
+		WakeUp wakeUp = LockKind.wakeUpOf(body, this.ownReleasePrefix);
+		if (wakeUp.endsYield()) {
+			// Another JVM had its turn: this one yields no longer.
+			this.yields.end(channel);
 		}
-		current.repair();
-		for (String channel : this.channels.keySet()) {
-			this.channels.computeIfPresent(channel, (name, waiters) -> {
-				if (!waiters.isIdleSince(now - this.lingerNanos)) {
-					return waiters;
-				}
-				// In this compute, so that a later waiter's subscribe comes after it.
-				waiters.subscription.unsubscribe(current, name);
-				return null;
-			});
+		ChannelWaiters waiters = this.channels.get(channel);
+		if (waiters != null) {
+			wakeUp.wake(waiters);
 		}
-		this.channels.forEach((channel, waiters) -> {
-			if (waiters.size() > 0 && waiters.subscription.isIdle()) {
-				logger.debug("Subscribing again to {}, which has waiters", channel);
-				// Its confirmation wakes the waiters: see onSubscribed. A failure leaves
-				// it to the next sweep.
-				waiters.subscription.subscribe(current, channel);
-			}
-		});
+	}
+
+	@Override
+	public void onSubscribed(String channel) {
+		this.lifetime.onSubscribed(channel);
+	}
+
+	@Override
+	public void onUnsubscribed(String channel) {
+		this.lifetime.onUnsubscribed(channel);
+	}
+
+	@Override
+	public void onAllMissed() {
+		this.channels.values().forEach(ChannelWaiters::signalAll);
+	}
+
+	@Override
+	public void onAllLost() {
+		this.lifetime.onAllLost();
 	}
 
 	/** Number of channels subscribed for waiters, for tests and diagnostics. */
@@ -302,102 +231,12 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		});
 	}
 
-	@Override
-	public void onMessage(String channel, byte[] body) {
-		if (body.length > 0 && body[0] == TARGETED) {
-			signalOwner(channel, new String(body, 1, body.length - 1, StandardCharsets.UTF_8));
-			return;
-		}
-		if (body.length > 0 && body[0] == BROADCAST) {
-			ChannelWaiters waiters = this.channels.get(channel);
-			if (waiters != null) {
-				waiters.signalAll();
-			}
-			return;
-		}
-		if (startsWith(body, this.ownReleasePrefix)) {
-			// The releasing thread of this JVM wakes its waiters itself, once it knows
-			// whether other JVMs wait: see releasedHere.
-			return;
-		}
-		// Another JVM had its turn: this one yields no longer.
-		this.yields.remove(channel);
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters != null) {
-			waiters.wakeOne();
-		}
-	}
-
-	/**
-	 * Called by a thread of this JVM that released a lock through Redis. When a thread of
-	 * another JVM waits for it (Redis refused it the lock since the last release), the
-	 * waiters there get the lock first: this JVM's threads yield until another JVM
-	 * releases it, or for the given time at most. One local waiter is woken either way:
-	 * it tries at once, or when the yield window ends if no other JVM took the lock
-	 * meanwhile.
-	 * @param othersWait whether a thread of another JVM waits for the lock
-	 */
-	void releasedHere(String channel, boolean othersWait, long yieldNanos) {
-		if (othersWait) {
-			this.yields.put(channel, System.nanoTime() + yieldNanos);
-		}
-		signalOne(channel);
-	}
-
-	/** Wake the waiter with the given owner token, if it waits in this JVM. */
-	private void signalOwner(String channel, String owner) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters != null && startsWith(owner.getBytes(StandardCharsets.UTF_8), this.ownReleasePrefix)) {
-			waiters.signalOwner(owner);
-		}
-	}
-
-	private void signalOne(String channel) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters != null) {
-			waiters.signalOne();
-		}
-	}
-
-	@Override
-	public void onSubscribed(String channel) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters == null) {
-			// Confirmed for nobody, such as a subscribe answered after its waiter gave
-			// up: recorded as idle, so that the sweep unsubscribes it.
-			waiters = this.channels.computeIfAbsent(channel, (name) -> new ChannelWaiters());
-		}
-		waiters.subscription.confirmed();
-		waiters.signalAll();
-	}
-
-	@Override
-	public void onUnsubscribed(String channel) {
-		// A channel unsubscribed on purpose has no entry any more, or a new one whose
-		// subscribe comes after: this one was not asked for.
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters != null) {
-			waiters.subscription.lost();
-		}
-	}
-
-	@Override
-	public void onAllMissed() {
-		this.channels.values().forEach(ChannelWaiters::signalAll);
-	}
-
-	@Override
-	public void onAllLost() {
-		this.channels.values().forEach((waiters) -> waiters.subscription.reset());
-	}
-
 	/**
 	 * Commands on the subscription connection itself, or {@code null}: see
 	 * {@link ReleaseSubscriber#commands()}.
 	 */
 	@Nullable RedisClusterAsyncCommands<byte[], byte[]> subscriptionCommands() {
-		ReleaseSubscriber current = this.subscriber;
-		return (current != null) ? current.commands() : null;
+		return this.lifetime.subscriptionCommands();
 	}
 
 	/**
@@ -405,282 +244,14 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * a channel with waiters is not subscribed. Walks the channels.
 	 */
 	SubscriptionStatus status() {
-		ReleaseSubscriber current = this.subscriber;
-		if (current == null) {
-			return SubscriptionStatus.NONE;
-		}
-		for (ChannelWaiters waiters : this.channels.values()) {
-			if (waiters.size() > 0 && !waiters.subscription.isConfirmed()) {
-				return SubscriptionStatus.DISCONNECTED;
-			}
-		}
-		return current.status();
+		return this.lifetime.status();
 	}
 
-	private ReleaseSubscriber subscriber() {
-		ReleaseSubscriber current = this.subscriber;
-		if (current != null) {
-			return current;
-		}
-		synchronized (this) {
-			if (this.closed) {
-				throw new IllegalStateException("The lock engine was closed");
-			}
-			if (this.subscriber == null) {
-				this.subscriber = this.subscriberFactory.apply(this);
-			}
-			return this.subscriber;
-		}
-	}
-
+	/** Close the subscription connection, and wake every waiter, which gives up. */
 	@Override
 	public void close() {
-		ReleaseSubscriber current;
-		synchronized (this) {
-			this.closed = true;
-			current = this.subscriber;
-		}
-		if (current != null) {
-			current.close();
-		}
+		this.lifetime.close();
 		this.channels.values().forEach(ChannelWaiters::signalAll);
-	}
-
-	private static boolean startsWith(byte[] body, byte[] prefix) {
-		return body.length >= prefix.length && Arrays.equals(body, 0, prefix.length, prefix, 0, prefix.length);
-	}
-
-	/**
-	 * An acquisition that the thread receiving a release message can send for a waiter.
-	 */
-	interface EagerAcquisition {
-
-		/**
-		 * Send the acquisition for the waiter's thread.
-		 * @return the hold when granted, already recorded by the engine; {@code null}
-		 * when refused; failed when Redis failed (the waiter then tries by itself)
-		 */
-		CompletionStage<@Nullable LockHold> start(Thread thread);
-
-		/** Release a grant whose waiter left before it arrived. */
-		void undelivered(LockHold hold);
-
-	}
-
-	/** A waiting thread; its signal is a flag plus an unpark. */
-	static final class Waiter {
-
-		private final Thread thread;
-
-		private final boolean acceptsHandoff;
-
-		/** Whether a hold handed to this waiter may be re-entered by its thread. */
-		private final boolean reentrant;
-
-		/** The owner token the waiter asks under, which a targeted wake-up names. */
-		private final String owner;
-
-		private final AtomicReference<@Nullable LockHold> handoff = new AtomicReference<>();
-
-		private volatile boolean signalled;
-
-		/** Whether the thread is parked in {@link #await} now, for diagnostics. */
-		private volatile boolean sleeping;
-
-		/**
-		 * Sends the waiter's acquisition from the thread that received a release, or
-		 * {@code null} when the waiter must try by itself.
-		 */
-		private final @Nullable EagerAcquisition eager;
-
-		Waiter(Thread thread, boolean acceptsHandoff, boolean reentrant, String owner,
-				@Nullable EagerAcquisition eager) {
-			this.thread = thread;
-			this.acceptsHandoff = acceptsHandoff;
-			this.reentrant = reentrant;
-			this.owner = owner;
-			this.eager = eager;
-		}
-
-		/** Mark the waiter as woken without waking its thread yet. */
-		void claim() {
-			this.signalled = true;
-		}
-
-		/** The hold handed to this waiter, if any, now owned by the caller. */
-		@Nullable LockHold takeHandoff() {
-			return this.handoff.getAndSet(null);
-		}
-
-		void signal() {
-			this.signalled = true;
-			LockSupport.unpark(this.thread);
-		}
-
-		boolean isSignalled() {
-			return this.signalled;
-		}
-
-		boolean isSleeping() {
-			return this.sleeping;
-		}
-
-		/**
-		 * Sleep until signalled or the time is up, using up the signal.
-		 * @throws InterruptedException when interrupted; the interrupt status is cleared
-		 */
-		void await(long nanos) throws InterruptedException {
-			long deadline = System.nanoTime() + nanos;
-			while (!this.signalled) {
-				long remaining = deadline - System.nanoTime();
-				if (remaining <= 0) {
-					break;
-				}
-				this.sleeping = true;
-				LockSupport.parkNanos(this, remaining);
-				this.sleeping = false;
-				if (Thread.interrupted()) {
-					throw new InterruptedException();
-				}
-			}
-			this.signalled = false;
-		}
-
-	}
-
-	/** The waiters of one channel, in arrival order. */
-	private static final class ChannelWaiters {
-
-		final ChannelSubscription subscription = new ChannelSubscription();
-
-		private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
-
-		/** Threads waiting for the subscription before they queue. */
-		private int joining;
-
-		private long idleSince = System.nanoTime();
-
-		synchronized void startJoining() {
-			this.joining++;
-		}
-
-		synchronized void join(Waiter waiter) {
-			this.joining--;
-			this.queue.addLast(waiter);
-		}
-
-		synchronized void abandonJoining() {
-			this.joining--;
-			if (this.queue.isEmpty()) {
-				this.idleSince = System.nanoTime();
-			}
-		}
-
-		synchronized void remove(Waiter waiter) {
-			this.queue.remove(waiter);
-			if (this.queue.isEmpty()) {
-				this.idleSince = System.nanoTime();
-			}
-			if (waiter.isSignalled()) {
-				signalOne();
-			}
-		}
-
-		synchronized void signalOne() {
-			for (Waiter waiter : this.queue) {
-				if (!waiter.isSignalled()) {
-					waiter.signal();
-					return;
-				}
-			}
-		}
-
-		/**
-		 * Wake the first waiter not yet woken. One that can be acquired for eagerly is
-		 * claimed instead, its acquisition sent from this thread, and its thread woken
-		 * when the answer arrives, holding the grant if there is one.
-		 */
-		void wakeOne() {
-			Waiter claimed;
-			synchronized (this) {
-				claimed = null;
-				for (Waiter waiter : this.queue) {
-					if (!waiter.isSignalled()) {
-						if (waiter.eager == null) {
-							waiter.signal();
-							return;
-						}
-						waiter.claim();
-						claimed = waiter;
-						break;
-					}
-				}
-			}
-			if (claimed != null) {
-				Waiter waiter = claimed;
-				waiter.eager.start(waiter.thread).whenComplete((hold, ex) -> {
-					if (hold != null && !deliver(waiter, hold)) {
-						waiter.eager.undelivered(hold);
-					}
-					waiter.signal();
-				});
-			}
-		}
-
-		/** Give a grant to a waiter that is still queued. */
-		private synchronized boolean deliver(Waiter waiter, LockHold hold) {
-			if (!this.queue.contains(waiter) || !waiter.handoff.compareAndSet(null, hold)) {
-				return false;
-			}
-			return true;
-		}
-
-		synchronized void signalOwner(String owner) {
-			for (Waiter waiter : this.queue) {
-				if (waiter.owner.equals(owner)) {
-					waiter.signal();
-					return;
-				}
-			}
-		}
-
-		synchronized void signalAll() {
-			this.queue.forEach(Waiter::signal);
-		}
-
-		synchronized boolean handOff(Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
-			for (Waiter waiter : this.queue) {
-				if (waiter.acceptsHandoff && waiter.handoff.get() == null) {
-					LockHold next = successor.apply(waiter.reentrant ? waiter.thread : null);
-					if (!install.test(next)) {
-						return false;
-					}
-					waiter.handoff.set(next);
-					waiter.signal();
-					return true;
-				}
-			}
-			return false;
-		}
-
-		synchronized int size() {
-			return this.queue.size();
-		}
-
-		synchronized int sleepingCount() {
-			int count = 0;
-			for (Waiter waiter : this.queue) {
-				if (waiter.isSleeping()) {
-					count++;
-				}
-			}
-			return count;
-		}
-
-		synchronized boolean isIdleSince(long time) {
-			return this.queue.isEmpty() && this.joining == 0 && this.idleSince - time <= 0;
-		}
-
 	}
 
 }

@@ -1,7 +1,5 @@
 package io.github.redislock.engine;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -16,18 +14,8 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.output.CommandOutput;
-import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.output.NestedMultiOutput;
-import io.lettuce.core.protocol.AsyncCommand;
-import io.lettuce.core.protocol.Command;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
-import io.lettuce.core.protocol.RedisCommand;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +24,9 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
+
+import io.github.redislock.engine.ScriptBatches.Answer;
+import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
  * Runs the engine's Lua scripts straight on Lettuce's asynchronous commands of one
@@ -49,6 +40,10 @@ import org.springframework.data.redis.core.script.RedisScript;
  * once more with its source ({@code EVAL}), which also loads it. After a connection
  * failure the connection is obtained again at the next call, since the factory may have
  * replaced it.
+ *
+ * <p>
+ * Many calls sent at once without waiting, the watchdog's renewals, take a path of their
+ * own on the same connection: {@link ScriptBatches}.
  *
  * @author redis-lock
  */
@@ -84,11 +79,11 @@ final class ScriptCommands implements AutoCloseable {
 	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
 	 */
 	@SuppressWarnings("unchecked")
-	<T> T execute(RedisScript<T> script, List<String> keys, String... args) {
+	<T> T execute(ScriptCall<T> call) {
 		if (Thread.currentThread().isInterrupted()) {
 			throw new RedisCommandInterruptedException(new InterruptedException("Interrupted before sending"));
 		}
-		return (T) await(executeAsync(script, keys, args), 0, true);
+		return (T) await(executeAsync(call), 0, true);
 	}
 
 	/**
@@ -99,8 +94,8 @@ final class ScriptCommands implements AutoCloseable {
 	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
 	 */
 	@SuppressWarnings("unchecked")
-	<T> T executeUninterruptibly(RedisScript<T> script, List<String> keys, String... args) {
-		return (T) await(executeAsync(script, keys, args), 0, false);
+	<T> T executeUninterruptibly(ScriptCall<T> call) {
+		return (T) await(executeAsync(call), 0, false);
 	}
 
 	/**
@@ -113,108 +108,39 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/** Run a script without waiting; the answer is completed on Lettuce's thread. */
-	<T> CompletionStage<T> executeAsync(RedisScript<T> script, List<String> keys, String... args) {
-		return executeAsync(commands(), script, keys, args);
+	<T> CompletionStage<T> executeAsync(ScriptCall<T> call) {
+		return executeAsync(commands(), call);
 	}
 
 	/** Run a script on the given commands, such as those of a subscription connection. */
-	<T> CompletionStage<T> executeAsync(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<T> script,
-			List<String> keys, String... args) {
-		ScriptOutputType type = outputType(script);
-		byte[][] keyBytes = keys.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
-		byte[][] argBytes = new byte[args.length][];
-		for (int i = 0; i < args.length; i++) {
-			argBytes[i] = bytes(args[i]);
-		}
+	<T> CompletionStage<T> executeAsync(RedisClusterAsyncCommands<byte[], byte[]> async, ScriptCall<T> call) {
+		RedisScript<T> script = call.script();
+		ScriptOutputType type = call.outputType();
+		byte[][] keyBytes = call.keyBytes();
+		byte[][] argBytes = call.argBytes();
 		CompletionStage<T> digest = async.<T>evalsha(script.getSha1(), type, keyBytes, argBytes);
 		return digest
 			.handle((answer, ex) -> (ex == null) ? CompletableFuture.completedFuture(answer)
-					: isNoScript(ex) ? async.<T>eval(bytes(script.getScriptAsString()), type, keyBytes, argBytes)
+					: isNoScript(ex) ? async.<T>eval(call.sourceBytes(), type, keyBytes, argBytes)
 							: CompletableFuture.<T>failedFuture(unwrap(ex)))
 			.thenCompose((answer) -> answer);
 	}
 
 	/**
-	 * Encode a script call once, for a call sent again and again, such as a renewal.
-	 */
-	static <T> PreparedCall<T> prepare(RedisScript<T> script, List<String> keys, String... args) {
-		return new PreparedCall<>(script, outputType(script), bytes(script.getSha1()), bytes(keys), bytes(args));
-	}
-
-	/**
-	 * Run several scripts without waiting, written to the connection together: one system
-	 * call for all of them rather than one each, which is what lets one JVM renew a great
-	 * many leases a second. On a cluster each goes on its own to its slot's node, where
-	 * Lettuce routes it, follows redirections and never waits for a node's connection.
-	 * @param answers told the answer to the call at the same index, or how it failed,
-	 * once each, on Lettuce's thread
+	 * Run several scripts without waiting, written to the connection together, as
+	 * {@link ScriptBatches#sendAll}.
 	 * @throws RuntimeException when the connection could not be opened; then none is told
 	 */
 	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
-		RedisClusterAsyncCommands<byte[], byte[]> async = commands();
-		if (!(async instanceof RedisAsyncCommands<byte[], byte[]> single)) {
-			for (int i = 0; i < calls.size(); i++) {
-				PreparedCall<T> call = calls.get(i);
-				CompletionStage<T> byDigest;
-				try {
-					byDigest = async.evalsha(call.script().getSha1(), call.type(), call.keys(), call.args());
-				}
-				catch (RuntimeException ex) {
-					byDigest = CompletableFuture.failedFuture(ex);
-				}
-				answerBySource(async, call, byDigest, answers.get(i));
-			}
-			return;
-		}
-		List<RedisCommand<byte[], byte[], ?>> commands = new ArrayList<>(calls.size());
-		for (int i = 0; i < calls.size(); i++) {
-			PreparedCall<T> call = calls.get(i);
-			CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(call.sha())
-				.add(call.keys().length)
-				.addKeys(call.keys())
-				.addValues(call.args());
-			AsyncCommand<byte[], byte[], T> command = new AsyncCommand<>(
-					new Command<>(CommandType.EVALSHA, output(call.type()), args));
-			commands.add(command);
-			answerBySource(async, call, command, answers.get(i));
-		}
-		try {
-			single.getStatefulConnection().dispatch(commands);
-		}
-		catch (RuntimeException ex) {
-			commands.forEach((command) -> command.completeExceptionally(ex));
-		}
-	}
-
-	/**
-	 * Pass on the answer to a call sent by digest, or the answer to the same call sent
-	 * with its source when the server did not know the digest.
-	 */
-	private static <T> void answerBySource(RedisClusterAsyncCommands<byte[], byte[]> async, PreparedCall<T> call,
-			CompletionStage<T> byDigest, Answer<T> answer) {
-		byDigest.whenComplete((reply, ex) -> {
-			if (ex != null && isNoScript(ex)) {
-				async.<T>eval(bytes(call.script().getScriptAsString()), call.type(), call.keys(), call.args())
-					.whenComplete(
-							(loaded, failure) -> answer.answered(loaded, (failure != null) ? unwrap(failure) : null));
-			}
-			else {
-				answer.answered(reply, (ex != null) ? unwrap(ex) : null);
-			}
-		});
+		ScriptBatches.sendAll(commands(), calls, answers);
 	}
 
 	/**
 	 * Run a script by its source, for a call nobody waits on that may reach a server
 	 * which restarted since and no longer knows the digest.
 	 */
-	void executeBySource(RedisScript<?> script, List<String> keys, String... args) {
-		byte[][] keyBytes = keys.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
-		byte[][] argBytes = new byte[args.length][];
-		for (int i = 0; i < args.length; i++) {
-			argBytes[i] = bytes(args[i]);
-		}
-		await(commands().eval(bytes(script.getScriptAsString()), outputType(script), keyBytes, argBytes), 0, false);
+	void executeBySource(ScriptCall<?> call) {
+		await(commands().eval(call.sourceBytes(), call.outputType(), call.keyBytes(), call.argBytes()), 0, false);
 	}
 
 	/**
@@ -341,73 +267,16 @@ final class ScriptCommands implements AutoCloseable {
 		closeConnection();
 	}
 
-	@SuppressWarnings("unchecked")
-	private static <T> CommandOutput<byte[], byte[], T> output(ScriptOutputType type) {
-		return (CommandOutput<byte[], byte[], T>) switch (type) {
-			case MULTI -> new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);
-			default -> new IntegerOutput<>(ByteArrayCodec.INSTANCE);
-		};
-	}
-
-	private static byte[][] bytes(List<String> values) {
-		byte[][] bytes = new byte[values.size()][];
-		for (int i = 0; i < bytes.length; i++) {
-			bytes[i] = bytes(values.get(i));
-		}
-		return bytes;
-	}
-
-	private static byte[][] bytes(String[] values) {
-		byte[][] bytes = new byte[values.length][];
-		for (int i = 0; i < bytes.length; i++) {
-			bytes[i] = bytes(values[i]);
-		}
-		return bytes;
-	}
-
-	private static ScriptOutputType outputType(RedisScript<?> script) {
-		Class<?> type = script.getResultType();
-		return (type != null && List.class.isAssignableFrom(type)) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-	}
-
-	private static boolean isNoScript(Throwable ex) {
+	static boolean isNoScript(Throwable ex) {
 		return unwrap(ex) instanceof RedisNoScriptException;
 	}
 
-	private static Throwable unwrap(Throwable ex) {
+	static Throwable unwrap(Throwable ex) {
 		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
 	private static RuntimeException asRuntime(@Nullable Throwable ex) {
 		return (ex instanceof RuntimeException runtime) ? runtime : new RedisException("Redis failed", ex);
-	}
-
-	static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
-	}
-
-	/**
-	 * Told the answer to a script call.
-	 *
-	 * @param <T> the script's answer
-	 */
-	interface Answer<T> {
-
-		/**
-		 * The call was answered, or failed.
-		 * @param reply the answer, when it did not fail
-		 * @param failure how it failed, or {@code null}
-		 */
-		void answered(@Nullable T reply, @Nullable Throwable failure);
-
-	}
-
-	/**
-	 * A script call encoded for the wire.
-	 *
-	 * @param <T> the script's answer
-	 */
-	record PreparedCall<T>(RedisScript<T> script, ScriptOutputType type, byte[] sha, byte[][] keys, byte[][] args) {
 	}
 
 }

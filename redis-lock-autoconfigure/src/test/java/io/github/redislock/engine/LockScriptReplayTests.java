@@ -7,7 +7,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.redislock.engine.LockScripts.Attempt;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -24,7 +23,7 @@ class LockScriptReplayTests {
 
 	private LettuceConnectionFactory connectionFactory;
 
-	private LockScripts scripts;
+	private TestScripts scripts;
 
 	private RedisCli cli;
 
@@ -34,7 +33,7 @@ class LockScriptReplayTests {
 				new RedisStandaloneConfiguration(server.host(), server.port()));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.scripts = new LockScripts(this.connectionFactory, new LockKeys("test:"));
+		this.scripts = new TestScripts(this.connectionFactory, "test:");
 		this.cli = server.cli();
 	}
 
@@ -95,8 +94,8 @@ class LockScriptReplayTests {
 
 	@Test
 	void fairAcquireRunTwiceReturnsTheSameGrantAndQueuesNothing() {
-		Attempt first = this.scripts.acquireFair("order:1", "node:1", 5000, 5000);
-		Attempt again = this.scripts.acquireFair("order:1", "node:1", 5000, 5000);
+		Attempt first = this.scripts.acquire(LockKind.FAIR, "order:1", "node:1", 5000, 5000, "");
+		Attempt again = this.scripts.acquire(LockKind.FAIR, "order:1", "node:1", 5000, 5000, "");
 		assertThat(again.granted()).isTrue();
 		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
 		assertThat(this.cli.command("LLEN", "test:{order:1}:queue")).isEqualTo(0L);
@@ -104,38 +103,36 @@ class LockScriptReplayTests {
 
 	@Test
 	void fairReleaseRunTwiceIsNotALoss() {
-		this.scripts.acquireFair("order:1", "node:1", 5000, 5000);
+		this.scripts.acquire(LockKind.FAIR, "order:1", "node:1", 5000, 5000, "");
 		assertThat(this.scripts.release(LockKind.FAIR, "order:1", "node:1", 0)).isZero();
-		assertThat(this.scripts.acquireFair("order:1", "other:7", 5000, 5000).granted()).isTrue();
+		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "other:7", 5000, 5000, "").granted()).isTrue();
 		assertThat(this.scripts.release(LockKind.FAIR, "order:1", "node:1", 0)).isZero();
 		assertThat(this.cli.get("test:{order:1}")).isEqualTo("other:7");
 	}
 
 	@Test
 	void writeAcquireRunTwiceReturnsTheSameGrantAndSetsNoIntent() {
-		Attempt first = this.scripts.acquireReadWrite(LockKind.WRITE, "order:1", "node:1", 5000, 5000, "");
-		Attempt again = this.scripts.acquireReadWrite(LockKind.WRITE, "order:1", "node:1", 5000, 5000, "");
+		Attempt first = this.scripts.acquire(LockKind.WRITE, "order:1", "node:1", 5000, 5000, "");
+		Attempt again = this.scripts.acquire(LockKind.WRITE, "order:1", "node:1", 5000, 5000, "");
 		assertThat(again.granted()).isTrue();
 		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
 		assertThat(this.cli.get("test:{order:1}:rw:writer")).isNull();
-		assertThat(this.scripts.acquireReadWrite(LockKind.READ, "order:1", "reader:2", 5000, 0, "").granted())
-			.isFalse();
+		assertThat(this.scripts.acquire(LockKind.READ, "order:1", "reader:2", 5000, 0, "").granted()).isFalse();
 	}
 
 	@Test
 	void readAcquireRunTwiceIsGrantedWhileAWriterWaits() {
-		Attempt first = this.scripts.acquireReadWrite(LockKind.READ, "order:1", "node:1", 5000, 0, "");
-		assertThat(this.scripts.acquireReadWrite(LockKind.WRITE, "order:1", "writer:2", 5000, 5000, "").granted())
-			.isFalse();
-		Attempt again = this.scripts.acquireReadWrite(LockKind.READ, "order:1", "node:1", 5000, 0, "");
+		Attempt first = this.scripts.acquire(LockKind.READ, "order:1", "node:1", 5000, 0, "");
+		assertThat(this.scripts.acquire(LockKind.WRITE, "order:1", "writer:2", 5000, 5000, "").granted()).isFalse();
+		Attempt again = this.scripts.acquire(LockKind.READ, "order:1", "node:1", 5000, 0, "");
 		assertThat(again.granted()).isTrue();
 		assertThat(again.fencingToken()).isGreaterThanOrEqualTo(first.fencingToken());
 	}
 
 	@Test
 	void readWriteReleaseRunTwiceIsNotALoss() {
-		this.scripts.acquireReadWrite(LockKind.READ, "order:1", "node:1", 5000, 0, "");
-		this.scripts.acquireReadWrite(LockKind.READ, "order:1", "node:2", 5000, 0, "");
+		this.scripts.acquire(LockKind.READ, "order:1", "node:1", 5000, 0, "");
+		this.scripts.acquire(LockKind.READ, "order:1", "node:2", 5000, 0, "");
 		assertThat(this.scripts.release(LockKind.READ, "order:1", "node:1", 0)).isZero();
 		assertThat(this.scripts.release(LockKind.READ, "order:1", "node:2", 0)).isZero();
 		assertThat(this.scripts.release(LockKind.READ, "order:1", "node:1", 0)).isZero();

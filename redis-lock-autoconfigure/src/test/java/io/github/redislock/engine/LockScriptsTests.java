@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.redislock.engine.LockScripts.Attempt;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -25,7 +24,7 @@ class LockScriptsTests {
 
 	private LettuceConnectionFactory connectionFactory;
 
-	private LockScripts scripts;
+	private TestScripts scripts;
 
 	private RedisCli cli;
 
@@ -35,7 +34,7 @@ class LockScriptsTests {
 				new RedisStandaloneConfiguration(server.host(), server.port()));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.scripts = new LockScripts(this.connectionFactory, new LockKeys("test:"));
+		this.scripts = new TestScripts(this.connectionFactory, "test:");
 		this.cli = server.cli();
 	}
 
@@ -108,9 +107,12 @@ class LockScriptsTests {
 		LockKeys keys = new LockKeys("app:");
 		assertThat(keys.lockKey("a:b")).isEqualTo("app:{a:b}");
 		// The slot of the name itself, so that data tagged with the name lives with them
-		assertThat(List.of(keys.lockKey("a:b"), keys.fenceKey("a:b"), keys.contendersKey("a:b"), keys.queueKey("a:b"),
-				keys.queueDeadlinesKey("a:b"), keys.readWriteKey("a:b"), keys.writerIntentKey("a:b"),
-				keys.releaseChannel("a:b"), keys.readWriteChannel("a:b")))
+		assertThat(List.of(keys.lockKey("a:b"), keys.fenceKey("a:b"), keys.releasedKey("a:b", "node:1"),
+				ExclusiveLockKind.contendersKey(keys, "a:b"), FairLockKind.queueKey(keys, "a:b"),
+				FairLockKind.queueDeadlinesKey(keys, "a:b"), ReadWriteLockKind.readWriteKey(keys, "a:b"),
+				ReadWriteLockKind.writerIntentKey(keys, "a:b"), LockKind.EXCLUSIVE.channel(keys, "a:b"),
+				LockKind.FAIR.channel(keys, "a:b"), LockKind.READ.channel(keys, "a:b"),
+				LockKind.WRITE.channel(keys, "a:b")))
 			.allSatisfy((key) -> assertThat(RedisCluster.slot(key)).as(key).isEqualTo(RedisCluster.slot("a:b")));
 	}
 

@@ -1,0 +1,106 @@
+package io.github.redislock.engine;
+
+import io.lettuce.core.RedisCommandInterruptedException;
+import org.jspecify.annotations.Nullable;
+
+import io.github.redislock.LockAccessException;
+import io.github.redislock.LockInterruptedException;
+import io.github.redislock.LockNotReplicatedException;
+import io.github.redislock.LockOptions;
+
+/**
+ * One attempt at a lock in Redis, by the calling thread: its kind's acquire script, then
+ * with {@code minReplicas} a {@code WAIT} for the replicas on the same connection, and a
+ * grant recorded as the thread's hold.
+ *
+ * <p>
+ * Failures: a script refused during a cluster slot migration ({@code TRYAGAIN}) did not
+ * run, and counts as refused, to be tried again by a waiter shortly. Any other failure,
+ * and an interrupt, may come after Redis ran the script: what it may have granted is
+ * given back in the background, owner-checked, so that nothing stays locked for a lease.
+ * So is a grant too few replicas acknowledged, which a failover would lose.
+ *
+ * @author redis-lock
+ */
+final class AcquireAttempts {
+
+	private final LockOptions options;
+
+	private final LockScripts scripts;
+
+	private final Grants grants;
+
+	private final BackgroundReleases backgroundReleases;
+
+	AcquireAttempts(LockOptions options, LockScripts scripts, Grants grants, BackgroundReleases backgroundReleases) {
+		this.options = options;
+		this.scripts = scripts;
+		this.grants = grants;
+		this.backgroundReleases = backgroundReleases;
+	}
+
+	/**
+	 * Try once; a grant becomes the calling thread's hold.
+	 * @throws LockAccessException when Redis failed
+	 * @throws LockInterruptedException when interrupted while Redis ran the script
+	 * @throws LockNotReplicatedException when too few replicas acknowledged the grant
+	 */
+	Outcome tryOnce(Acquisition acquisition) {
+		long sentAt = System.nanoTime();
+		Attempt attempt = attempt(acquisition);
+		if (!attempt.granted()) {
+			long holderLeft = (attempt.holderLeaseMillis() < 0) ? Long.MAX_VALUE
+					: attempt.holderLeaseMillis() * 1_000_000;
+			return new Outcome(null, holderLeft);
+		}
+		return new Outcome(this.grants.grant(acquisition, attempt, Thread.currentThread(), sentAt), 0);
+	}
+
+	private Attempt attempt(Acquisition acquisition) {
+		String key = acquisition.key();
+		LockKind kind = acquisition.kind();
+		Attempt attempt;
+		try {
+			int replicas = this.options.minReplicas();
+			attempt = (replicas > 0)
+					? this.scripts.acquireReplicated(key, () -> kind.acquire(this.scripts, acquisition), replicas,
+							this.options.replicationTimeout().toMillis())
+					: kind.acquire(this.scripts, acquisition);
+		}
+		catch (RedisCommandInterruptedException ex) {
+			giveBack(acquisition);
+			throw new LockInterruptedException(key,
+					new InterruptedException("Interrupted while Redis ran the acquisition"));
+		}
+		catch (RuntimeException ex) {
+			if (SlotMigration.isMigrating(ex)) {
+				// The script did not run: not granted, and a waiter tries again shortly.
+				return Attempt.heldFor(SlotMigration.RETRY_MILLIS);
+			}
+			giveBack(acquisition);
+			throw new LockAccessException(key, "acquire", ex);
+		}
+		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
+			// Lost for good if the primary failed now: give it back rather than hold it.
+			giveBack(acquisition);
+			throw new LockNotReplicatedException(key, attempt.replicas(), this.options.minReplicas(),
+					this.options.replicationTimeout());
+		}
+		return attempt;
+	}
+
+	private void giveBack(Acquisition acquisition) {
+		this.backgroundReleases.giveBack(acquisition.kind(), acquisition.key(), acquisition.owner(),
+				acquisition.leaseMillis());
+	}
+
+	/**
+	 * A hold when Redis granted the lock, otherwise how long its holder's lease has left.
+	 *
+	 * @param hold the calling thread's hold, or {@code null} when refused
+	 * @param holderLeftNanos when refused, how long the caller may sleep at most
+	 */
+	record Outcome(@Nullable LockHold hold, long holderLeftNanos) {
+	}
+
+}

@@ -1,0 +1,92 @@
+package io.github.redislock.engine;
+
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gives back, in the background, what Redis may have granted to an owner that cannot use
+ * it: an acquisition whose answer was lost or came too late, a grant refused for want of
+ * replicas, a release that failed. The release is owner-checked, so it frees only what
+ * that owner holds, and takes the owner out of any line it joined.
+ *
+ * <p>
+ * It runs on the engine's {@link Housekeeping} threads, never on a caller's, and is tried
+ * again while it fails (50 ms after the first failure, doubling to a second) until the
+ * grant's lease would have ended anyway: a lost answer never leaves a lock held for its
+ * whole lease, and a Redis that stays unreachable costs one warning. Retries are
+ * scheduled, not slept, so a housekeeping thread stays free for the sweep.
+ *
+ * @author redis-lock
+ */
+final class BackgroundReleases {
+
+	private static final Logger logger = LoggerFactory.getLogger(BackgroundReleases.class);
+
+	/** How soon a failed background release is tried again, the first time. */
+	private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	/** How soon a failed background release is tried again at most. */
+	private static final long LAST_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private final LockScripts scripts;
+
+	private final ReleaseSubscriptions subscriptions;
+
+	private final Housekeeping housekeeping;
+
+	BackgroundReleases(LockScripts scripts, ReleaseSubscriptions subscriptions, Housekeeping housekeeping) {
+		this.scripts = scripts;
+		this.subscriptions = subscriptions;
+		this.housekeeping = housekeeping;
+	}
+
+	/**
+	 * Release in the background whatever the owner may hold of the lock.
+	 * @param leaseMillis how long its grant's lease may still last, after which trying
+	 * again is pointless
+	 */
+	void giveBack(LockKind kind, String key, String owner, long leaseMillis) {
+		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+		this.housekeeping.execute(() -> giveBack(kind, key, owner, until, FIRST_RETRY_NANOS));
+	}
+
+	private void giveBack(LockKind kind, String key, String owner, long untilNanos, long retryNanos) {
+		if (tryGiveBack(kind, key, owner)) {
+			return;
+		}
+		if (System.nanoTime() + retryNanos - untilNanos >= 0) {
+			logger.warn("Could not release lock '{}' after a failed acquisition or release; it expires with its lease",
+					key);
+			return;
+		}
+		this.housekeeping.schedule(
+				() -> giveBack(kind, key, owner, untilNanos, Math.min(retryNanos * 2, LAST_RETRY_NANOS)), retryNanos);
+	}
+
+	private boolean tryGiveBack(LockKind kind, String key, String owner) {
+		try {
+			releaseByOwner(kind, key, owner);
+			return true;
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not release lock '{}' after a failed acquisition; trying again", key, ex);
+			return false;
+		}
+	}
+
+	/**
+	 * Release, owner-checked, what the owner may hold, and take it out of any line.
+	 * @throws RuntimeException from the Redis client when Redis failed
+	 */
+	private void releaseByOwner(LockKind kind, String key, String owner) {
+		kind.giveBack(this.scripts, key, owner);
+		if (kind.yields()) {
+			// Its message names an owner of this JVM, which wakes no local waiter by
+			// itself.
+			this.subscriptions.releasedHere(kind.channel(this.scripts.keys(), key), false, 0);
+		}
+	}
+
+}

@@ -1,0 +1,103 @@
+package io.github.redislock.engine;
+
+import java.util.concurrent.CompletionStage;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.redislock.LockOptions;
+
+/**
+ * The engine's side of eager acquisition: what the thread that receives a release message
+ * sends for the waiter it wakes, so that the waiter wakes holding the lock. The waiter
+ * queue decides whom to wake; this class makes the acquisition and records its grant.
+ *
+ * <p>
+ * Only for a kind that {@linkplain LockKind#acquiresEagerly() acquires eagerly}, and not
+ * with {@code minReplicas}, whose {@code WAIT} must follow the grant on the connection
+ * that made it. The acquisition goes under an owner token of its own: the waiter may try
+ * at the same time under its token, and since a script run twice for one owner grants
+ * twice, sharing one would make one grant two holds, while two owners cannot both be
+ * granted. A grant whose waiter left meanwhile is released on a housekeeping thread,
+ * never on the Redis client's, which must stay free to answer.
+ *
+ * @author redis-lock
+ */
+final class EagerAcquisitions {
+
+	private final LockOptions options;
+
+	private final OwnerTokens tokens;
+
+	private final LockScripts scripts;
+
+	private final AsyncAcquirer asyncAcquirer;
+
+	private final ReleaseSubscriptions subscriptions;
+
+	private final Grants grants;
+
+	private final BackgroundReleases backgroundReleases;
+
+	private final LockReleaser releaser;
+
+	private final Housekeeping housekeeping;
+
+	EagerAcquisitions(LockOptions options, OwnerTokens tokens, LockScripts scripts, AsyncAcquirer asyncAcquirer,
+			ReleaseSubscriptions subscriptions, Grants grants, BackgroundReleases backgroundReleases,
+			LockReleaser releaser, Housekeeping housekeeping) {
+		this.options = options;
+		this.tokens = tokens;
+		this.scripts = scripts;
+		this.asyncAcquirer = asyncAcquirer;
+		this.subscriptions = subscriptions;
+		this.grants = grants;
+		this.backgroundReleases = backgroundReleases;
+		this.releaser = releaser;
+		this.housekeeping = housekeeping;
+	}
+
+	/**
+	 * The eager acquisition of a waiter, or {@code null} when it must try by itself.
+	 */
+	@Nullable EagerAcquisition forWaiter(Acquisition acquisition) {
+		if (!acquisition.kind().acquiresEagerly() || this.options.minReplicas() > 0) {
+			return null;
+		}
+		return new ForWaiter(acquisition);
+	}
+
+	private final class ForWaiter implements EagerAcquisition {
+
+		private final Acquisition acquisition;
+
+		ForWaiter(Acquisition acquisition) {
+			this.acquisition = acquisition;
+		}
+
+		@Override
+		public CompletionStage<@Nullable LockHold> start(Thread thread) {
+			EagerAcquisitions outer = EagerAcquisitions.this;
+			Acquisition eager = this.acquisition.withOwner(outer.tokens.next());
+			long sentAt = System.nanoTime();
+			return outer.asyncAcquirer
+				.acquire(eager.kind().acquireCall(outer.scripts, eager), outer.subscriptions.subscriptionCommands())
+				.handle((attempt, ex) -> {
+					if (ex != null) {
+						// Redis may have granted it without an answer; nobody asks under
+						// this owner token again, so give back whatever it holds.
+						outer.backgroundReleases.giveBack(eager.kind(), eager.key(), eager.owner(),
+								eager.leaseMillis());
+						throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+					}
+					return attempt.granted() ? outer.grants.grant(eager, attempt, thread, sentAt) : null;
+				});
+		}
+
+		@Override
+		public void undelivered(LockHold hold) {
+			EagerAcquisitions.this.housekeeping.execute(() -> EagerAcquisitions.this.releaser.releaseQuietly(hold));
+		}
+
+	}
+
+}

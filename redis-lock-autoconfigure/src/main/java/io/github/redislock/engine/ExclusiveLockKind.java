@@ -1,0 +1,123 @@
+package io.github.redislock.engine;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * One holder; whoever is woken first wins ({@code acquire.lua}, {@code release.lua},
+ * {@code renew.lua}).
+ *
+ * <p>
+ * The kind the engine is fastest at: a released hold passes to a waiting thread of this
+ * JVM without a round trip, a waiter woken by another JVM's release is acquired for by
+ * the thread that received the message, and, since those two would let one JVM keep the
+ * lock for ever, this JVM yields it for a while after a release when a thread of another
+ * JVM waits. Its release message is the releasing owner's token, so that a JVM tells its
+ * own releases, whose local waiters the releasing thread wakes, from others'.
+ *
+ * @author redis-lock
+ */
+final class ExclusiveLockKind extends LockKind {
+
+	@SuppressWarnings("rawtypes")
+	private final RedisScript<List> acquire = LockScripts.fencedScript("acquire.lua", List.class);
+
+	private final RedisScript<Long> release = LockScripts.script("release.lua", Long.class);
+
+	private final RedisScript<Long> renew = LockScripts.script("renew.lua", Long.class);
+
+	/**
+	 * Set of the instance ids of the JVMs whose threads were refused the lock since it
+	 * was last released.
+	 */
+	static String contendersKey(LockKeys keys, String name) {
+		return keys.key(name, ":contenders");
+	}
+
+	@Override
+	String channel(LockKeys keys, String name) {
+		return keys.releaseChannel(name);
+	}
+
+	@Override
+	@SuppressWarnings("rawtypes")
+	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
+		LockKeys keys = scripts.keys();
+		String name = acquisition.key();
+		String owner = acquisition.owner();
+		return ScriptCall.of(this.acquire, List.of(keys.lockKey(name), keys.fenceKey(name), contendersKey(keys, name)),
+				owner, Long.toString(acquisition.leaseMillis()), LockScripts.FENCE_RETENTION_MILLIS,
+				LockScripts.instanceOf(owner));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * @return 1 when a thread of another JVM was refused the lock since its last release
+	 * (it waits), 0 when released otherwise or released before by this same release, -1
+	 * when the owner did not hold the lock
+	 */
+	@Override
+	long release(LockScripts scripts, String name, String owner, long lastToken) {
+		Long reply = scripts.executeUninterruptibly(releaseCall(scripts, name, owner, lastToken));
+		return (reply != null) ? reply - 1 : -1;
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Sends the script's source rather than its digest: the release may reach Redis long
+	 * after it was sent, when nobody waits for the reply any more, and a server that
+	 * restarted meanwhile would refuse the digest with no caller there to send the source
+	 * instead.
+	 */
+	@Override
+	void giveBack(LockScripts scripts, String name, String owner) {
+		scripts.executeBySource(releaseCall(scripts, name, owner, 0));
+	}
+
+	private ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long lastToken) {
+		LockKeys keys = scripts.keys();
+		return ScriptCall.of(this.release,
+				List.of(keys.lockKey(name), keys.fenceKey(name), contendersKey(keys, name),
+						keys.releasedKey(name, owner)),
+				owner, keys.releaseChannel(name), Long.toString(lastToken), LockScripts.FENCE_RETENTION_MILLIS,
+				scripts.publishCommand(), LockScripts.instanceOf(owner), scripts.releaseMarkMillis());
+	}
+
+	@Override
+	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
+		return ScriptCall.of(this.renew, List.of(keys.lockKey(lease.key())), lease.owner(),
+				Long.toString(lease.leaseMillis()));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Every message no other kind claims: the releasing owner's token. One of this JVM
+	 * wakes nobody, since the releasing thread wakes its waiters itself once it knows
+	 * whether other JVMs wait; one of another JVM wakes one waiter and ends the yield.
+	 */
+	@Override
+	@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix) {
+		return startsWith(message, 0, ownPrefix) ? WakeUp.NOBODY : WakeUp.NEXT;
+	}
+
+	@Override
+	boolean handsOver() {
+		return true;
+	}
+
+	@Override
+	boolean yields() {
+		return true;
+	}
+
+	@Override
+	boolean acquiresEagerly() {
+		return true;
+	}
+
+}

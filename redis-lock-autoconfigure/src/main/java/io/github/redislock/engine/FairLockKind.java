@@ -1,0 +1,111 @@
+package io.github.redislock.engine;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * One holder; waiters of every JVM queue in Redis and are served in order
+ * ({@code fair-acquire.lua}, {@code fair-release.lua}, {@code fair-leave.lua},
+ * {@code renew.lua}).
+ *
+ * <p>
+ * Shares its lock key and release channel with the exclusive kind, so a fair and an
+ * exclusive lock of one name exclude each other. A waiter's queue entry lasts
+ * {@value Acquisition#LINE_LEASE_MILLIS} ms unless it tries again, so that a waiter that
+ * died stops holding the queue up soon. A release wakes only the head of the queue: its
+ * message is {@code >} and the head's owner token, which only the head's JVM acts on. It
+ * neither hands over nor yields: the queue decides who is next.
+ *
+ * @author redis-lock
+ */
+final class FairLockKind extends LockKind {
+
+	/** First byte of a message that wakes the one waiter it names. */
+	private static final byte TARGETED = '>';
+
+	@SuppressWarnings("rawtypes")
+	private final RedisScript<List> acquire = LockScripts.fencedScript("fair-acquire.lua", List.class);
+
+	private final RedisScript<Long> release = LockScripts.script("fair-release.lua", Long.class);
+
+	private final RedisScript<Long> leave = LockScripts.script("fair-leave.lua", Long.class);
+
+	private final RedisScript<Long> renew = LockScripts.script("renew.lua", Long.class);
+
+	/** Queue of the waiters, in arrival order. */
+	static String queueKey(LockKeys keys, String name) {
+		return keys.key(name, ":queue");
+	}
+
+	/** Deadline of each queue entry. */
+	static String queueDeadlinesKey(LockKeys keys, String name) {
+		return keys.key(name, ":queue:deadlines");
+	}
+
+	@Override
+	String channel(LockKeys keys, String name) {
+		return keys.releaseChannel(name);
+	}
+
+	@Override
+	@SuppressWarnings("rawtypes")
+	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
+		LockKeys keys = scripts.keys();
+		String name = acquisition.key();
+		return ScriptCall.of(this.acquire,
+				List.of(keys.lockKey(name), keys.fenceKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name)),
+				acquisition.owner(), Long.toString(acquisition.leaseMillis()), LockScripts.FENCE_RETENTION_MILLIS,
+				Long.toString(acquisition.waitLeftMillis()));
+	}
+
+	@Override
+	long release(LockScripts scripts, String name, String owner, long lastToken) {
+		LockKeys keys = scripts.keys();
+		Long reply = scripts.executeUninterruptibly(ScriptCall.of(this.release,
+				List.of(keys.lockKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name),
+						keys.releasedKey(name, owner)),
+				owner, keys.releaseChannel(name), scripts.publishCommand(), scripts.releaseMarkMillis()));
+		return (reply != null) ? reply - 1 : -1;
+	}
+
+	@Override
+	void leave(LockScripts scripts, String name, String owner) {
+		LockKeys keys = scripts.keys();
+		scripts.executeUninterruptibly(ScriptCall.of(this.leave,
+				List.of(keys.lockKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name)), owner,
+				keys.releaseChannel(name), scripts.publishCommand()));
+	}
+
+	@Override
+	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
+		return ScriptCall.of(this.renew, List.of(keys.lockKey(lease.key())), lease.owner(),
+				Long.toString(lease.leaseMillis()));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * {@code >} and an owner token: that waiter, if it waits in this JVM, is next in
+	 * line; every other waiter sleeps on.
+	 */
+	@Override
+	@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix) {
+		if (message.length == 0 || message[0] != TARGETED) {
+			return null;
+		}
+		if (!startsWith(message, 1, ownPrefix)) {
+			return WakeUp.NOBODY;
+		}
+		return WakeUp.owner(new String(message, 1, message.length - 1, StandardCharsets.UTF_8));
+	}
+
+	@Override
+	boolean queues() {
+		return true;
+	}
+
+}

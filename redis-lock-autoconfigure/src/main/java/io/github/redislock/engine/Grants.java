@@ -1,0 +1,73 @@
+package io.github.redislock.engine;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.github.redislock.LockObserver;
+
+/**
+ * Records a grant from Redis as the hold of a thread of this JVM: its lease, its hold in
+ * {@link LocalHolds}, and its renewal by the watchdog. Called by the thread that asked,
+ * or by the Redis client's thread for an eager acquisition.
+ *
+ * <p>
+ * A grant takes the place of any hold of the same key: Redis granted the lock to this new
+ * owner, so an earlier hold in that place, still counted as held here, had lost its lease
+ * in Redis (Redis lost its data, or the lease ran out before this JVM noticed). Left in
+ * place, its thread would re-enter or hand over a lock held by another; it is marked lost
+ * at once, and reported as the watchdog would.
+ *
+ * @author redis-lock
+ */
+final class Grants {
+
+	private static final Logger logger = LoggerFactory.getLogger(Grants.class);
+
+	private final LocalHolds holds;
+
+	private final LockWatchdog watchdog;
+
+	private final @Nullable LockObserver observer;
+
+	Grants(LocalHolds holds, LockWatchdog watchdog, @Nullable LockObserver observer) {
+		this.holds = holds;
+		this.watchdog = watchdog;
+		this.observer = observer;
+	}
+
+	/**
+	 * Record a grant as the hold of the given thread.
+	 * @param sentAt when the acquire script was sent, from which the lease runs
+	 */
+	LockHold grant(Acquisition acquisition, Attempt attempt, Thread thread, long sentAt) {
+		LockLease lease = new LockLease(acquisition.kind(), acquisition.key(), acquisition.owner(),
+				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
+		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null, 0);
+		lease.heldBy(hold);
+		LockHold replaced = this.holds.granted(hold);
+		if (replaced != null && replaced.lease() != lease && !replaced.isReleased()) {
+			lostToGrant(replaced);
+		}
+		if (lease.isRenewed()) {
+			this.watchdog.watch(lease);
+		}
+		return hold;
+	}
+
+	private void lostToGrant(LockHold hold) {
+		LockLease lease = hold.lease();
+		this.watchdog.unwatch(lease);
+		if (lease.markLost()) {
+			logger.warn(
+					"Lost lock '{}' (fencing token {}) while it was held: Redis granted it to another owner, so "
+							+ "its lease had ended there; work done under it is no longer exclusive",
+					hold.key(), hold.fencingToken());
+			LockObserver observer = this.observer;
+			if (observer != null) {
+				observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
+			}
+		}
+	}
+
+}

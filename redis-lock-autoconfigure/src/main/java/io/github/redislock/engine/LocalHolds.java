@@ -1,0 +1,76 @@
+package io.github.redislock.engine;
+
+import java.util.Collection;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The hold of each lock this JVM holds now, for reentrancy, the rules between a thread's
+ * holds of one lock, hand-over and diagnostics. Keyed by
+ * {@link LockKind#holdKey(LockLease, Thread)}: the lock name, with the side of a
+ * read/write lock, and for a read lock the thread, since several threads of a JVM hold
+ * one read lock at once.
+ *
+ * <p>
+ * A key's hold changes in three ways: a grant from Redis puts its hold in place of any
+ * earlier one, a hand-over replaces the hold it follows only if that is still in place,
+ * and a release removes its own hold only. So a late hand-over never takes the place of a
+ * newer grant, and a late release never removes one.
+ *
+ * @author redis-lock
+ */
+final class LocalHolds {
+
+	private final ConcurrentHashMap<String, LockHold> holds = new ConcurrentHashMap<>();
+
+	/** The hold under which the calling thread would find its hold of the lock. */
+	@Nullable LockHold ofThread(LockKind kind, String name) {
+		return this.holds.get(kind.holdKey(name, Thread.currentThread()));
+	}
+
+	/** The calling thread's own hold of the lock, or {@code null}. */
+	@Nullable LockHold ofThisThread(LockKind kind, String name) {
+		LockHold hold = ofThread(kind, name);
+		return isOwnedByThisThread(hold) ? hold : null;
+	}
+
+	/**
+	 * Record a hold granted by Redis, in the place of any other.
+	 * @return the hold it replaced, or {@code null}
+	 */
+	@Nullable LockHold granted(LockHold hold) {
+		return this.holds.put(hold.holdKey(), hold);
+	}
+
+	/**
+	 * Record a hold handed over from another thread of this JVM, in the place of the hold
+	 * it follows; false when that place was taken meanwhile by a grant from Redis, which
+	 * means the lease being handed over had ended there.
+	 */
+	boolean handedOver(LockHold previous, LockHold next) {
+		return this.holds.replace(next.holdKey(), previous, next);
+	}
+
+	/** Forget a released hold, unless another took its place. */
+	void released(LockHold hold) {
+		this.holds.remove(hold.holdKey(), hold);
+	}
+
+	int size() {
+		return this.holds.size();
+	}
+
+	Collection<LockHold> all() {
+		return this.holds.values();
+	}
+
+	static boolean isOwnedByThisThread(@Nullable LockHold hold) {
+		return hold != null && hold.ownerThread() == Thread.currentThread();
+	}
+
+	static boolean isHeldByAnotherThread(@Nullable LockHold hold) {
+		return hold != null && hold.ownerThread() != Thread.currentThread() && !hold.isReleased() && hold.isHeld();
+	}
+
+}

@@ -1,0 +1,162 @@
+package io.github.redislock.engine;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.github.redislock.LockAccessException;
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockObserver;
+import io.github.redislock.LockObserver.ReleaseOutcome;
+
+/**
+ * The release path: a handle closed, the hold's count goes down, and the last handle
+ * releases the lock, by a hand-over to a local waiter or else in Redis.
+ *
+ * <p>
+ * Ordering: the hold leaves {@link LocalHolds} and the watchdog before the release script
+ * runs, so that a renewal answered meanwhile, which finds the key gone, is not taken for
+ * a loss. A release whose answer is lost is given back in the background
+ * ({@link BackgroundReleases}) for the rest of the lease. A release refused during a
+ * cluster slot migration is sent again for up to two seconds. For a kind that
+ * {@linkplain LockKind#yields() yields}, the releasing thread then wakes a local waiter
+ * itself, at once or when the yield to other JVMs ends.
+ *
+ * @author redis-lock
+ */
+final class LockReleaser {
+
+	private static final Logger logger = LoggerFactory.getLogger(LockReleaser.class);
+
+	/**
+	 * How long at most this JVM leaves a lock it released alone when other JVMs wait for
+	 * it; the first release by another JVM ends the wait sooner.
+	 */
+	private static final long YIELD_NANOS = 50_000_000;
+
+	/** How long a release refused during a slot migration is sent again. */
+	private static final long MIGRATION_GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+	private final LockScripts scripts;
+
+	private final LocalHolds holds;
+
+	private final LockWatchdog watchdog;
+
+	private final ReleaseSubscriptions subscriptions;
+
+	private final LocalHandOver handOver;
+
+	private final BackgroundReleases backgroundReleases;
+
+	private final @Nullable LockObserver observer;
+
+	LockReleaser(LockScripts scripts, LocalHolds holds, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
+			LocalHandOver handOver, BackgroundReleases backgroundReleases, @Nullable LockObserver observer) {
+		this.scripts = scripts;
+		this.holds = holds;
+		this.watchdog = watchdog;
+		this.subscriptions = subscriptions;
+		this.handOver = handOver;
+		this.backgroundReleases = backgroundReleases;
+		this.observer = observer;
+	}
+
+	/**
+	 * Count one handle of the hold less, and release the lock with the last one.
+	 * @throws LockLostException when the lock was found lost
+	 * @throws LockAccessException when Redis failed; the release goes on in the
+	 * background
+	 */
+	void release(LockHold hold) {
+		if (!hold.exit()) {
+			if (hold.isLost()) {
+				throw new LockLostException(hold.key(), hold.fencingToken());
+			}
+			return;
+		}
+		LockLease lease = hold.lease();
+		LockKind kind = lease.kind();
+		String channel = kind.channel(this.scripts.keys(), hold.key());
+		if (this.handOver.handOver(hold, channel)) {
+			observeRelease(hold, ReleaseOutcome.RELEASED, null);
+			return;
+		}
+		this.holds.released(hold);
+		this.watchdog.unwatch(lease);
+		long outcome;
+		try {
+			outcome = releaseInRedis(kind, hold);
+		}
+		catch (RuntimeException ex) {
+			// Redis may not have run it: keep trying in the background, or the lock would
+			// stay held for the rest of its lease.
+			this.backgroundReleases.giveBack(kind, hold.key(), lease.owner(),
+					Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
+			LockAccessException failure = new LockAccessException(hold.key(), "release", ex);
+			observeRelease(hold, ReleaseOutcome.FAILED, failure);
+			throw failure;
+		}
+		if (outcome >= 0 && kind.yields()) {
+			this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
+		}
+		if (outcome < 0 || lease.isLost()) {
+			boolean found = lease.markLost();
+			LockLostException lost = new LockLostException(hold.key(), hold.fencingToken());
+			if (found && this.observer != null) {
+				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
+			}
+			observeRelease(hold, ReleaseOutcome.LOST, lost);
+			throw lost;
+		}
+		observeRelease(hold, ReleaseOutcome.RELEASED, null);
+	}
+
+	/**
+	 * Release a hold nobody will use, such as one handed to a waiter that had left; a
+	 * failure leaves it to a background release.
+	 */
+	void releaseQuietly(LockHold hold) {
+		try {
+			release(hold);
+		}
+		catch (LockLostException ex) {
+			logger.debug("Lock '{}', handed to a waiter that had left, was lost meanwhile", hold.key(), ex);
+		}
+		catch (RuntimeException ex) {
+			LockLease lease = hold.lease();
+			this.backgroundReleases.giveBack(lease.kind(), lease.key(), lease.owner(), lease.leaseMillis());
+		}
+	}
+
+	/**
+	 * Run the release script, again for a while if the lock's cluster slot is being
+	 * migrated: the lock would otherwise stay held until its lease ends.
+	 */
+	private long releaseInRedis(LockKind kind, LockHold hold) {
+		long lastToken = (hold.handoffs() > 0) ? hold.fencingToken() : 0;
+		long giveUpAt = System.nanoTime() + MIGRATION_GIVE_UP_NANOS;
+		while (true) {
+			try {
+				return kind.release(this.scripts, hold.key(), hold.lease().owner(), lastToken);
+			}
+			catch (RuntimeException ex) {
+				if (!SlotMigration.isMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
+					throw ex;
+				}
+				LockSupport.parkNanos(SlotMigration.RETRY_NANOS);
+			}
+		}
+	}
+
+	private void observeRelease(LockHold hold, ReleaseOutcome outcome, @Nullable Throwable failure) {
+		LockObserver observer = this.observer;
+		if (observer != null) {
+			observer.released(hold.key(), hold.observerContext(), outcome, failure);
+		}
+	}
+
+}

@@ -1,0 +1,181 @@
+package io.github.redislock.engine;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * A side of a read/write lock: many readers or one writer ({@code rw-acquire.lua},
+ * {@code rw-release.lua}, {@code rw-renew.lua}, {@code rw-leave.lua}).
+ *
+ * <p>
+ * The two sides are two subclasses, {@link Read} and {@link Write}, of this one: they
+ * share the holders' key, the scripts (told the side), the channel and the message, and
+ * differ in what the engine asks of a kind: a writer waits in line (its intent keeps new
+ * readers out) and leaves it, a reader does not; a read hold is keyed per thread, since
+ * several threads of a JVM read at once; and each side has its rule about the calling
+ * thread's hold of the other. Overriding those answers keeps both free of branches on the
+ * side.
+ *
+ * <p>
+ * A release that may let others in wakes every waiter: its message is {@code *} and the
+ * releasing owner's token, since several readers may get in together. Neither side hands
+ * over nor yields.
+ *
+ * @author redis-lock
+ */
+abstract class ReadWriteLockKind extends LockKind {
+
+	/** First byte of a message that wakes every waiter. */
+	private static final byte BROADCAST = '*';
+
+	@SuppressWarnings("rawtypes")
+	private final RedisScript<List> acquire = LockScripts.fencedScript("rw-acquire.lua", List.class);
+
+	private final RedisScript<Long> release = LockScripts.script("rw-release.lua", Long.class);
+
+	private final RedisScript<Long> renew = LockScripts.script("rw-renew.lua", Long.class);
+
+	/** Key holding the mode and the holders. */
+	static String readWriteKey(LockKeys keys, String name) {
+		return keys.key(name, ":rw");
+	}
+
+	/** Key naming the writer that waits. */
+	static String writerIntentKey(LockKeys keys, String name) {
+		return keys.key(name, ":rw:writer");
+	}
+
+	/** The side, as the scripts name it: {@code read} or {@code write}. */
+	abstract String side();
+
+	@Override
+	String channel(LockKeys keys, String name) {
+		return keys.key(name, ":rw:released");
+	}
+
+	@Override
+	@SuppressWarnings("rawtypes")
+	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
+		LockKeys keys = scripts.keys();
+		String name = acquisition.key();
+		return ScriptCall.of(this.acquire,
+				List.of(readWriteKey(keys, name), writerIntentKey(keys, name), keys.fenceKey(name)),
+				acquisition.owner(), side(), Long.toString(acquisition.leaseMillis()),
+				LockScripts.FENCE_RETENTION_MILLIS, Long.toString(acquisition.waitLeftMillis()),
+				acquisition.covering());
+	}
+
+	@Override
+	long release(LockScripts scripts, String name, String owner, long lastToken) {
+		LockKeys keys = scripts.keys();
+		Long reply = scripts.executeUninterruptibly(
+				ScriptCall.of(this.release, List.of(readWriteKey(keys, name), keys.releasedKey(name, owner)), owner,
+						side(), channel(keys, name), scripts.publishCommand(), scripts.releaseMarkMillis()));
+		return (reply != null) ? reply - 1 : -1;
+	}
+
+	@Override
+	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
+		return ScriptCall.of(this.renew, List.of(readWriteKey(keys, lease.key())), lease.owner(),
+				Long.toString(lease.leaseMillis()));
+	}
+
+	@Override
+	@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix) {
+		return (message.length > 0 && message[0] == BROADCAST) ? WakeUp.ALL : null;
+	}
+
+	/**
+	 * The shared side. A thread that holds the write lock may take the read lock too (to
+	 * downgrade); several threads of this JVM hold it at once, each under its own key.
+	 */
+	static final class Read extends ReadWriteLockKind {
+
+		@Override
+		String side() {
+			return "read";
+		}
+
+		@Override
+		String holdKey(String name, @Nullable Thread thread) {
+			return name + " (read by thread " + ((thread != null) ? thread.getId() : "none") + ")";
+		}
+
+		/**
+		 * {@inheritDoc}
+		 * <p>
+		 * A read lock that no thread may re-enter is keyed by its grant, as several of
+		 * them may be held at once.
+		 */
+		@Override
+		String holdKey(LockLease lease, @Nullable Thread ownerThread) {
+			return (ownerThread != null) ? holdKey(lease.key(), ownerThread)
+					: lease.key() + " (read by " + lease.owner() + ")";
+		}
+
+		/**
+		 * {@inheritDoc}
+		 * <p>
+		 * The owner token of the write lock the thread holds, which lets it in.
+		 */
+		@Override
+		String admit(LocalHolds holds, String name) {
+			LockHold writing = holds.ofThisThread(LockKind.WRITE, name);
+			return (writing != null) ? writing.lease().owner() : "";
+		}
+
+	}
+
+	/**
+	 * The exclusive side. A writer that must wait sets an intent that keeps new readers
+	 * out, renewed while it waits and withdrawn when it gives up; a thread that holds the
+	 * read lock may not take it.
+	 */
+	static final class Write extends ReadWriteLockKind {
+
+		private final RedisScript<Long> leave = LockScripts.script("rw-leave.lua", Long.class);
+
+		@Override
+		String side() {
+			return "write";
+		}
+
+		@Override
+		void leave(LockScripts scripts, String name, String owner) {
+			LockKeys keys = scripts.keys();
+			scripts.executeUninterruptibly(ScriptCall.of(this.leave, List.of(writerIntentKey(keys, name)), owner,
+					channel(keys, name), scripts.publishCommand()));
+		}
+
+		@Override
+		boolean queues() {
+			return true;
+		}
+
+		@Override
+		String holdKey(String name, @Nullable Thread thread) {
+			return name + " (write)";
+		}
+
+		/**
+		 * {@inheritDoc}
+		 * @throws IllegalStateException when the calling thread holds the read lock: a
+		 * reader cannot upgrade
+		 */
+		@Override
+		String admit(LocalHolds holds, String name) {
+			if (holds.ofThisThread(LockKind.READ, name) != null) {
+				throw new IllegalStateException("The current thread holds the read lock '" + name
+						+ "' and asks for its write lock: a reader cannot upgrade, since two readers doing so would "
+						+ "wait for each other for ever; release the read lock first, or take the write lock from the "
+						+ "start and downgrade");
+			}
+			return "";
+		}
+
+	}
+
+}

@@ -1,0 +1,55 @@
+package io.github.redislock.engine;
+
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * The lock kinds' scripts run one at a time with the arguments a test names, as the
+ * engine runs them.
+ */
+final class TestScripts {
+
+	private final LockScripts scripts;
+
+	TestScripts(RedisConnectionFactory connectionFactory, String prefix) {
+		this.scripts = new LockScripts(connectionFactory, new LockKeys(prefix));
+	}
+
+	/** Try an exclusive lock. */
+	Attempt acquire(String name, String owner, long leaseMillis) {
+		return acquire(LockKind.EXCLUSIVE, name, owner, leaseMillis, 0, "");
+	}
+
+	/**
+	 * Try a lock of any kind.
+	 * @param waitMillis how long the owner still waits, which a fair waiter or a writer
+	 * holds its place in line for (at most {@link Acquisition#LINE_LEASE_MILLIS}); 0
+	 * queues nothing
+	 */
+	Attempt acquire(LockKind kind, String name, String owner, long leaseMillis, long waitMillis, String covering) {
+		Acquisition acquisition = new Acquisition(kind, name, owner, leaseMillis, true, true,
+				System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis), covering, waitMillis > 0);
+		return kind.acquire(this.scripts, acquisition);
+	}
+
+	/** Release an exclusive lock. */
+	long release(String name, String owner, long lastToken) {
+		return release(LockKind.EXCLUSIVE, name, owner, lastToken);
+	}
+
+	long release(LockKind kind, String name, String owner, long lastToken) {
+		return kind.release(this.scripts, name, owner, lastToken);
+	}
+
+	/** Renew an exclusive lock's lease. */
+	boolean renew(String name, String owner, long leaseMillis) {
+		return this.scripts
+			.renew(new LockLease(LockKind.EXCLUSIVE, name, owner, 0, leaseMillis, true, System.nanoTime()));
+	}
+
+	ScriptCommands commands() {
+		return this.scripts.commands();
+	}
+
+}
