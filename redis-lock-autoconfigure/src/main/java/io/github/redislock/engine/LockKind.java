@@ -5,6 +5,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.core.script.RedisScript;
+
 import io.github.redislock.LockMode;
 
 /**
@@ -40,6 +42,12 @@ import io.github.redislock.LockMode;
  * @author redis-lock
  */
 abstract class LockKind {
+
+	/**
+	 * The renew script of every kind whose lock key holds the owner token; first, so that
+	 * it is read before the kinds below are built.
+	 */
+	private static final RedisScript<Long> RENEW = LockScripts.script("renew.lua", Long.class);
 
 	/** One holder; whoever is woken first wins. */
 	static final LockKind EXCLUSIVE = new ExclusiveLockKind();
@@ -156,9 +164,14 @@ abstract class LockKind {
 
 	/**
 	 * The call of the renew script for a lease, which replies 1 when the lease was
-	 * extended and 0 when the lock is no longer the owner's.
+	 * extended and 0 when the lock is no longer the owner's. By default {@code renew.lua}
+	 * on the lock key, which holds the owner token: right for every kind whose lock key
+	 * does.
 	 */
-	abstract ScriptCall<Long> renewCall(LockKeys keys, LockLease lease);
+	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
+		return ScriptCall.of(RENEW, List.of(keys.lockKey(lease.key())), lease.owner(),
+				Long.toString(lease.leaseMillis()));
+	}
 
 	/**
 	 * What a release message asks of this JVM's waiters, when it is a message of this

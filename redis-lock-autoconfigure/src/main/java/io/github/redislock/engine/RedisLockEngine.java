@@ -143,7 +143,8 @@ public final class RedisLockEngine implements LockEngine {
 				this.releaser);
 		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
 				waiting, guarded);
-		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, this.keys);
+		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, backgroundReleases,
+				this.keys);
 	}
 
 	/**
