@@ -36,11 +36,6 @@ final class ExclusiveLockKind extends LockKind {
 	}
 
 	@Override
-	String channel(LockKeys keys, String name) {
-		return keys.releaseChannel(name);
-	}
-
-	@Override
 	@SuppressWarnings("rawtypes")
 	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
 		LockKeys keys = scripts.keys();

@@ -45,11 +45,6 @@ final class FairLockKind extends LockKind {
 	}
 
 	@Override
-	String channel(LockKeys keys, String name) {
-		return keys.releaseChannel(name);
-	}
-
-	@Override
 	@SuppressWarnings("rawtypes")
 	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
 		LockKeys keys = scripts.keys();

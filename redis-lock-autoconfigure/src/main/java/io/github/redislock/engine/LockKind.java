@@ -112,8 +112,13 @@ abstract class LockKind {
 		return WakeUp.NOBODY;
 	}
 
-	/** The channel on which locks of this kind announce their releases. */
-	abstract String channel(LockKeys keys, String name);
+	/**
+	 * The channel on which locks of this kind announce their releases: by default the
+	 * lock's release channel, which exclusive and fair locks share.
+	 */
+	String channel(LockKeys keys, String name) {
+		return keys.releaseChannel(name);
+	}
 
 	/**
 	 * The call of the acquire script: granted when free, and otherwise, when the
