@@ -30,7 +30,7 @@ class CurrentLockServicesConfiguration {
 		return new NestingTokenService(inner);
 	}
 
-	static String seen() {
+	static String current() {
 		if (!CurrentLock.isPresent()) {
 			return "none";
 		}
@@ -40,11 +40,15 @@ class CurrentLockServicesConfiguration {
 
 	static class TokenService {
 
-		final List<String> seen = new CopyOnWriteArrayList<>();
+		private final List<String> seen = new CopyOnWriteArrayList<>();
+
+		public List<String> seen() {
+			return this.seen;
+		}
 
 		@DistributedLock("product:#id")
 		public long token(long id) {
-			this.seen.add(seen());
+			this.seen.add(current());
 			return CurrentLock.fencingToken();
 		}
 
@@ -65,14 +69,14 @@ class CurrentLockServicesConfiguration {
 
 		@DistributedLock("failing")
 		public void fail() {
-			this.seen.add(seen());
+			this.seen.add(current());
 			throw new IllegalStateException("boom");
 		}
 
 		@DistributedLock("job:#id")
 		public CompletableFuture<String> start(String id, Executor executor) {
-			this.seen.add(seen());
-			return CompletableFuture.supplyAsync(CurrentLockServicesConfiguration::seen, executor);
+			this.seen.add(current());
+			return CompletableFuture.supplyAsync(CurrentLockServicesConfiguration::current, executor);
 		}
 
 	}
@@ -81,7 +85,11 @@ class CurrentLockServicesConfiguration {
 
 		private final TokenService inner;
 
-		final List<String> seen = new CopyOnWriteArrayList<>();
+		private final List<String> seen = new CopyOnWriteArrayList<>();
+
+		public List<String> seen() {
+			return this.seen;
+		}
 
 		NestingTokenService(TokenService inner) {
 			this.inner = inner;
@@ -89,16 +97,16 @@ class CurrentLockServicesConfiguration {
 
 		@DistributedLock("order:#id")
 		public void nested(long id) {
-			this.seen.add(seen());
+			this.seen.add(current());
 			this.inner.token(id);
-			this.seen.add(seen());
+			this.seen.add(current());
 		}
 
 		@DistributedLock("product:#id")
 		public void reentrant(long id) {
-			this.seen.add(seen());
+			this.seen.add(current());
 			this.inner.token(id);
-			this.seen.add(seen());
+			this.seen.add(current());
 		}
 
 		@DistributedLock("order:#id")
@@ -107,7 +115,7 @@ class CurrentLockServicesConfiguration {
 				this.inner.fail();
 			}
 			catch (IllegalStateException ex) {
-				this.seen.add(seen());
+				this.seen.add(current());
 			}
 		}
 
