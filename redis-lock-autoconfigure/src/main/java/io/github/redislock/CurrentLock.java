@@ -54,10 +54,15 @@ public final class CurrentLock {
 	 * Return the lock of the innermost invocation running on this thread.
 	 * @return the lock's handle
 	 * @throws IllegalStateException when no locked invocation runs on this thread, or the
-	 * innermost one holds several locks: then call {@link #handle(String)}
+	 * innermost one holds several locks (then call {@link #handle(String)}) or none (an
+	 * empty {@link LockGroup})
 	 */
 	public static LockHandle handle() {
 		List<LockHandle> handles = innermost().handles;
+		if (handles.isEmpty()) {
+			throw new IllegalStateException("The running invocation holds no lock: its LockOperations granted an "
+					+ "empty group, so there is no lock or token to return");
+		}
 		if (handles.size() > 1) {
 			throw new IllegalStateException("The running invocation holds several locks " + keys(handles)
 					+ ": call CurrentLock.handle(key) or CurrentLock.fencingToken(key) with one of them");
@@ -186,9 +191,6 @@ public final class CurrentLock {
 		private boolean closed;
 
 		private Scope(List<LockHandle> handles) {
-			if (handles.isEmpty()) {
-				throw new IllegalArgumentException("A lock scope needs at least one lock");
-			}
 			this.handles = List.copyOf(handles);
 		}
 

@@ -152,6 +152,15 @@ class CurrentLockTests {
 	}
 
 	@Test
+	void anEmptyGroupScopeHasNoLockToReturn() {
+		try (CurrentLock.Scope scope = CurrentLock.open(new LockGroup(List.of()))) {
+			assertThatIllegalStateException().isThrownBy(CurrentLock::handle).withMessageContaining("holds no lock");
+			assertThatIllegalStateException().isThrownBy(() -> CurrentLock.handle("a"))
+				.withMessageContaining("it holds []");
+		}
+	}
+
+	@Test
 	void lookupByKeyReadsTheInnermostInvocationOnly() {
 		this.template.run("outer",
 				() -> this.template.run("inner",
