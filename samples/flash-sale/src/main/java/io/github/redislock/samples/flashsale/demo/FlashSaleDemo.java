@@ -118,11 +118,10 @@ public final class FlashSaleDemo {
 	}
 
 	private int run() throws IOException, InterruptedException {
-		this.out.printf(
-				"redis-lock flash-sale demo: %,d purchases of a product with %d in stock, %d at a time,%n"
-						+ "spread over two instances of the application, first without the lock, then with it;%n"
-						+ "then the instance holding the lock is paused past its lease, without and with fencing.%n%n",
-				PURCHASES, STOCK, CONCURRENCY);
+		this.out.printf("redis-lock flash-sale demo: %,d purchases of a product with %d in stock, %d at a time,%n"
+				+ "spread over two instances of the application, first without the lock, then with it;%n"
+				+ "then the instance holding the lock is paused past its lease (%d in stock), without and%n"
+				+ "with fencing.%n%n", PURCHASES, STOCK, CONCURRENCY, PausedHolderRound.STOCK);
 		this.out.println("  Redis      " + startRedis());
 		Path logs = Files.createTempDirectory("flash-sale-demo-");
 		long starting = System.nanoTime();

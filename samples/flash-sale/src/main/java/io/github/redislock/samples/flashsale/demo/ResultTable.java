@@ -86,9 +86,9 @@ final class ResultTable {
 		int oversold = fenced.combined().oversold(PausedHolderRound.STOCK);
 		if (oversold == 0 && fenced.heldStatus() == 409) {
 			out.printf(
-					"  fenced: oversold 0. The same pause, the stock written with the lock's fencing token: A's%n"
-							+ "          write carried token %s, the product had seen B's %s, and Redis refused it%n"
-							+ "          (StaleFencingTokenException, HTTP 409).%n",
+					"  fenced: oversold 0. The same pause, the stock written with the lock's fencing token: Redis%n"
+							+ "          refused A's write (StaleFencingTokenException, HTTP 409), its token %s%n"
+							+ "          lower than B's %s.%n",
 					token(fenced.heldToken()), token(fenced.highestToken()));
 		}
 		else {
