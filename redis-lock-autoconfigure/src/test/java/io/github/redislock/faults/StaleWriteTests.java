@@ -42,7 +42,7 @@ class StaleWriteTests {
 	/** Longest the successor waits for the paused holder's lease to run out. */
 	private static final Duration SUCCESSOR_WAIT = LEASE.plusSeconds(10);
 
-	private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
 	private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(10);
 
