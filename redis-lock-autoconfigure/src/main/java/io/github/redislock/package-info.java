@@ -5,9 +5,10 @@
  * one place where the rules of keys and options are written; {@code LockEngine}, all that
  * the template needs of an engine, with its {@code LockDiagnostics}
  * ({@code LockSnapshot}, {@code SubscriptionStatus}); and the {@code LockObserver} SPI
- * that metrics and traces implement. It imports the JDK, JSpecify and Spring Framework's
- * core annotations, and nothing of its sub-packages: no class here names the engine,
- * which {@code PackageDependencyTests} checks.
+ * that metrics and traces implement. It imports the JDK, JSpecify, Spring Framework's
+ * core annotations and SLF4J (for the {@code Lock} adapter's warning), and nothing of its
+ * sub-packages: no class here names the engine, which {@code PackageDependencyTests}
+ * checks.
  */
 @NullMarked
 package io.github.redislock;
