@@ -23,10 +23,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * {@link LockOperations#asLock} held to the {@link Lock} Javadoc: mutual exclusion,
- * reentrancy, unlock by the owner only, {@code tryLock()} without waiting, and no
- * {@code Condition}. Waits and interrupts are in {@link LockAdapterWaitingTests}, a lock
- * lost while held in {@link LockAdapterLossTests}.
+ * {@link LockOperations#asLock} held to the {@link Lock} Javadoc where one Redis server
+ * shows it all: unlock by the owner only, {@code tryLock()} without waiting and without
+ * heeding interrupts, no {@code Condition}, and what it refuses. Interrupts while waiting
+ * are in {@link LockAdapterWaitingTests}, a lock lost while held in
+ * {@link LockAdapterLossTests}; exclusion, reentrancy and timed waits, which every
+ * topology runs, in the contract's {@code JucLockContract}.
  */
 @RedisTest
 class LockAdapterTests {
@@ -53,60 +55,6 @@ class LockAdapterTests {
 		this.executor.shutdownNow();
 		this.executor.awaitTermination(10, TimeUnit.SECONDS);
 		this.locks.close();
-	}
-
-	@Test
-	void threadsOfSeveralLocksOfOneNameNeverOverlap() throws Exception {
-		List<Lock> adapters = List.of(this.template.asLock("counter"), this.template.asLock("counter"),
-				this.otherNode.asLock("counter"));
-		int[] counter = new int[1];
-		AtomicInteger inside = new AtomicInteger();
-		AtomicInteger overlaps = new AtomicInteger();
-		int threadsPerLock = 2;
-		int increments = 40;
-		List<CompletableFuture<Void>> workers = new ArrayList<>();
-		for (Lock lock : adapters) {
-			for (int i = 0; i < threadsPerLock; i++) {
-				workers.add(CompletableFuture.runAsync(() -> {
-					for (int n = 0; n < increments; n++) {
-						lock.lock();
-						try {
-							if (inside.incrementAndGet() > 1) {
-								overlaps.incrementAndGet();
-							}
-							// A read and a write apart, so that any overlap loses an
-							// increment.
-							int read = counter[0];
-							Thread.yield();
-							counter[0] = read + 1;
-							inside.decrementAndGet();
-						}
-						finally {
-							lock.unlock();
-						}
-					}
-				}, this.executor));
-			}
-		}
-		CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-		assertThat(overlaps).hasValue(0);
-		assertThat(counter[0]).isEqualTo(adapters.size() * threadsPerLock * increments);
-		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
-	}
-
-	@Test
-	void reentrantLockIsReleasedByTheLastUnlock() throws Exception {
-		Lock lock = this.template.asLock("order:1");
-		lock.lock();
-		assertThat(lock.tryLock()).isTrue();
-		lock.lock();
-		lock.unlock();
-		lock.unlock();
-		assertThat(this.otherNode.tryLock("order:1", Duration.ZERO)).isEmpty();
-		assertThat(CompletableFuture.supplyAsync(lock::tryLock, this.executor).get(5, TimeUnit.SECONDS)).isFalse();
-		lock.unlock();
-		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
-		assertThat(this.otherNode.tryLock("order:1", Duration.ZERO)).hasValueSatisfying(LockHandle::close);
 	}
 
 	@Test
@@ -159,19 +107,6 @@ class LockAdapterTests {
 	}
 
 	@Test
-	void tryLockFailsAtOnceWhileAnotherJvmHoldsIt() {
-		Lock lock = this.template.asLock("order:1");
-		try (LockHandle held = this.otherNode.lock("order:1")) {
-			long startedAt = System.nanoTime();
-			assertThat(lock.tryLock()).isFalse();
-			assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isLessThan(Duration.ofSeconds(1));
-		}
-		assertThat(lock.tryLock()).isTrue();
-		assertThat(this.otherNode.asLock("order:1").tryLock()).isFalse();
-		lock.unlock();
-	}
-
-	@Test
 	void tryLockIsNotInterruptibleAndKeepsTheInterrupt() {
 		Lock lock = this.template.asLock("order:1");
 		Thread.currentThread().interrupt();
@@ -206,22 +141,6 @@ class LockAdapterTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.template.asLock(LockRequest.of("order:1").reentrant(false)))
 			.withMessageContaining("must be reentrant");
-	}
-
-	@Test
-	void readLocksAreSharedAndExcludeTheWriteLock() throws Exception {
-		Lock reader = this.template.asLock(LockRequest.read("doc"));
-		Lock writer = this.otherNode.asLock(LockRequest.write("doc"));
-		reader.lock();
-		assertThat(CompletableFuture.supplyAsync(() -> {
-			boolean shared = reader.tryLock();
-			reader.unlock();
-			return shared;
-		}, this.executor).get(5, TimeUnit.SECONDS)).isTrue();
-		assertThat(CompletableFuture.supplyAsync(writer::tryLock, this.executor).get(5, TimeUnit.SECONDS)).isFalse();
-		reader.unlock();
-		assertThat(writer.tryLock()).isTrue();
-		writer.unlock();
 	}
 
 }

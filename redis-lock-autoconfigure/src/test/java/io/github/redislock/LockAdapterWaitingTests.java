@@ -21,8 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The waits of {@link LockOperations#asLock}'s {@link Lock}, held to its Javadoc: a timed
- * {@code tryLock} gets a lock released within its wait and gives up after it;
+ * Interrupts of {@link LockOperations#asLock}'s {@link Lock}, held to its Javadoc:
  * {@code lockInterruptibly()} ends with {@link InterruptedException} and holds nothing;
  * {@code lock()} keeps waiting through an interrupt and returns with it set. A waiter is
  * known to be asleep, or to have been interrupted, through the engine's diagnostics and
@@ -57,38 +56,6 @@ class LockAdapterWaitingTests {
 		this.executor.shutdownNow();
 		this.executor.awaitTermination(10, TimeUnit.SECONDS);
 		this.locks.close();
-	}
-
-	@Test
-	void timedTryLockGetsALockReleasedWithinTheWait() throws Exception {
-		Lock lock = this.template.asLock("order:1");
-		LockHandle held = this.otherNode.lock("order:1");
-		CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
-			try {
-				boolean locked = lock.tryLock(30, TimeUnit.SECONDS);
-				lock.unlock();
-				return locked;
-			}
-			catch (InterruptedException ex) {
-				throw new IllegalStateException(ex);
-			}
-		}, this.executor);
-		awaitSleepingWaiter();
-		held.close();
-		assertThat(waiter.get(MARGIN.toSeconds(), TimeUnit.SECONDS)).isTrue();
-	}
-
-	@Test
-	void timedTryLockGivesUpAfterTheWait() throws Exception {
-		Lock lock = this.template.asLock("order:1");
-		try (LockHandle held = this.otherNode.lock("order:1")) {
-			long startedAt = System.nanoTime();
-			assertThat(lock.tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
-			assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
-			assertThat(lock.tryLock(-1, TimeUnit.SECONDS)).isFalse();
-		}
-		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
-		assertThat(this.locks.diagnostics(this.template).waiterCount()).isZero();
 	}
 
 	@Test
