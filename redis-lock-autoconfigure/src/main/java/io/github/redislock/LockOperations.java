@@ -212,13 +212,15 @@ public interface LockOperations {
 	 * The loss is logged as a WARN and reported to the {@link LockObserver}; code that
 	 * must know of it uses {@link #lock(LockRequest)}, whose {@link LockHandle} says so.
 	 * Redis failures throw {@link LockAccessException} (unchecked) from every method that
-	 * locks or unlocks.
+	 * locks or unlocks; after one from {@code unlock()} the hold is given up all the
+	 * same, and Redis frees the lock by the end of its lease at the latest.
 	 * <p>
 	 * The request's wait time is not read, since each method says how long it waits; its
 	 * lease, mode, fairness and name for observers apply. A read lock is shared like the
-	 * read lock of a {@link java.util.concurrent.locks.ReentrantReadWriteLock}. An
-	 * interrupt during {@code lock()} on a fair lock sends the thread to the back of the
-	 * queue.
+	 * read lock of a {@link java.util.concurrent.locks.ReentrantReadWriteLock}, and a
+	 * thread that holds it only gets {@link IllegalStateException} when it asks for the
+	 * write lock, as from {@link #writeLock(String)}. An interrupt during {@code lock()}
+	 * on a fair lock sends the thread to the back of the queue.
 	 * <p>
 	 * The returned {@code Lock} is thread-safe: share it between threads, and unlock it
 	 * through the same instance that locked it, which keeps each thread's holds. Several
