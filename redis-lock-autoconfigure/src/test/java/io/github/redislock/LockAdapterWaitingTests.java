@@ -99,6 +99,22 @@ class LockAdapterWaitingTests {
 	}
 
 	@Test
+	void lockOfAnInterruptedThreadLocksAndKeepsTheInterrupt() {
+		Lock lock = this.template.asLock("order:1");
+		Thread.currentThread().interrupt();
+		try {
+			lock.lock();
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(this.locks.diagnostics(this.template).heldCount()).isOne();
+		lock.unlock();
+		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
+	}
+
+	@Test
 	void lockInterruptedWhileWaitingKeepsWaitingAndReturnsWithTheInterruptSet() throws Exception {
 		Lock lock = this.template.asLock("order:1");
 		LockHandle held = this.otherNode.lock("order:1");
