@@ -52,53 +52,39 @@ final class LockAdapter implements Lock {
 
 	@Override
 	public void lock() {
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					Optional<LockHandle> handle = this.operations.tryLock(this.unbounded);
-					if (handle.isPresent()) {
-						push(handle.get());
-						return;
-					}
-				}
-				catch (LockInterruptedException ex) {
-					// As ReentrantLock.lock(): remember the interrupt, keep waiting, and
-					// set it again once locked. The engine set the flag again; clear it,
-					// or the next attempt would end at once.
-					Thread.interrupted();
-					interrupted = true;
-				}
-			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
+		while (!tryLockUninterruptibly(this.unbounded)) {
+			// Only after a century; ask again rather than return unlocked.
 		}
 	}
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		while (!tryLock(this.unbounded)) {
+		while (!tryLockInterruptibly(this.unbounded)) {
 			// Only after a century; ask again rather than return unlocked.
 		}
 	}
 
 	@Override
 	public boolean tryLock() {
-		// Not interruptible, as ReentrantLock.tryLock(): an interrupt set before or
-		// during
-		// the one attempt is kept for the caller, and the attempt is made again.
+		return tryLockUninterruptibly(this.once);
+	}
+
+	/**
+	 * As {@code ReentrantLock.lock()} and {@code tryLock()}: an interrupt, set before or
+	 * while trying, is remembered and set again once done, and the attempt goes on. The
+	 * flag is cleared meanwhile, or the engine would end every attempt at once.
+	 */
+	private boolean tryLockUninterruptibly(LockRequest request) {
 		boolean interrupted = Thread.interrupted();
 		try {
 			while (true) {
 				try {
-					Optional<LockHandle> handle = this.operations.tryLock(this.once);
+					Optional<LockHandle> handle = this.operations.tryLock(request);
 					handle.ifPresent(this::push);
 					return handle.isPresent();
 				}
 				catch (LockInterruptedException ex) {
+					// The engine set the flag again.
 					Thread.interrupted();
 					interrupted = true;
 				}
@@ -116,10 +102,10 @@ final class LockAdapter implements Lock {
 		// toNanos saturates rather than overflows; a negative time is no wait, as in the
 		// JDK.
 		long nanos = Math.max(0, unit.toNanos(time));
-		return tryLock(this.once.waitTime(Duration.ofNanos(nanos)));
+		return tryLockInterruptibly(this.once.waitTime(Duration.ofNanos(nanos)));
 	}
 
-	private boolean tryLock(LockRequest request) throws InterruptedException {
+	private boolean tryLockInterruptibly(LockRequest request) throws InterruptedException {
 		Optional<LockHandle> handle;
 		try {
 			handle = this.operations.tryLock(request);
