@@ -6,8 +6,9 @@
  * {@code LockEngine}, all that the template needs of an engine, with its
  * {@code LockDiagnostics} ({@code LockSnapshot}, {@code SubscriptionStatus}); and the
  * {@code LockObserver} SPI that metrics and traces implement. It imports the JDK,
- * JSpecify and Spring Framework's core annotations, and nothing of its sub-packages: no
- * class here names the engine, which {@code PackageDependencyTests} checks.
+ * JSpecify, Spring Framework's core and Commons Logging (the {@code Lock} adapter warns
+ * of a lost lock), and nothing of its sub-packages: no class here names the engine, which
+ * {@code PackageDependencyTests} checks.
  */
 @NullMarked
 package io.github.redislock;
