@@ -1,14 +1,10 @@
 package io.github.redislock.samples.flashsale;
 
-import java.time.Duration;
-
 import org.springframework.stereotype.Service;
 
+import io.github.redislock.CurrentLock;
 import io.github.redislock.DistributedLock;
-import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
-import io.github.redislock.LockOperations;
-import io.github.redislock.LockRequest;
 import io.github.redislock.LockTimeoutException;
 import io.github.redislock.StaleFencingTokenException;
 
@@ -22,20 +18,14 @@ import io.github.redislock.StaleFencingTokenException;
 @Service
 public class Checkout {
 
-	private static final Duration WAIT_TIME = Duration.ofSeconds(5);
-
 	private final Inventory inventory;
-
-	private final LockOperations locks;
 
 	/**
 	 * Create the checkout.
 	 * @param inventory the unprotected purchase logic
-	 * @param locks the locks, for {@link #purchaseFenced(String)}
 	 */
-	public Checkout(Inventory inventory, LockOperations locks) {
+	public Checkout(Inventory inventory) {
 		this.inventory = inventory;
-		this.locks = locks;
 	}
 
 	/**
@@ -58,7 +48,7 @@ public class Checkout {
 	 * Sell one item of the product if any is left, as {@link #purchase(String)} does, and
 	 * write the stock with the lock's fencing token, so that a purchase whose lock
 	 * expired before its write cannot overwrite the stock left by the next holder. The
-	 * lock is the same, taken through {@link LockOperations} for its handle.
+	 * lock is the same; {@link CurrentLock} gives the method its fencing token.
 	 * @param id the product id
 	 * @return whether an item was sold, and the stock left
 	 * @throws LockTimeoutException when other purchases of the product held the lock for
@@ -68,10 +58,9 @@ public class Checkout {
 	 * @throws LockLostException when the lock expired before the purchase ended but no
 	 * later holder had written yet, so the write went through
 	 */
+	@DistributedLock(key = "product:#id", waitTime = "5s")
 	public Purchase purchaseFenced(String id) {
-		try (LockHandle lock = this.locks.lock(LockRequest.of("product:" + id).waitTime(WAIT_TIME))) {
-			return this.inventory.purchaseFenced(id, lock.fencingToken());
-		}
+		return this.inventory.purchaseFenced(id, CurrentLock.fencingToken());
 	}
 
 }
