@@ -81,9 +81,8 @@ final class FairLockKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
-		return ScriptCall.of(this.renew, List.of(keys.lockKey(lease.key())), lease.owner(),
-				Long.toString(lease.leaseMillis()));
+	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis) {
+		return ScriptCall.of(this.renew, List.of(keys.lockKey(lease.key())), lease.owner(), Long.toString(leaseMillis));
 	}
 
 	/**

@@ -158,7 +158,15 @@ abstract class LockKind {
 	 * The call of the renew script for a lease, which replies 1 when the lease was
 	 * extended and 0 when the lock is no longer the owner's.
 	 */
-	abstract ScriptCall<Long> renewCall(LockKeys keys, LockLease lease);
+	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
+		return renewCall(keys, lease, lease.leaseMillis());
+	}
+
+	/**
+	 * The call of the renew script that sets a lease to the given length from now, for an
+	 * explicit extension: replies as {@link #renewCall(LockKeys, LockLease)}.
+	 */
+	abstract ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis);
 
 	/**
 	 * What a release message asks of this JVM's waiters, when it is a message of this

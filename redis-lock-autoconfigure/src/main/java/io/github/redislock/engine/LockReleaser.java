@@ -79,6 +79,11 @@ final class LockReleaser {
 			return;
 		}
 		LockLease lease = hold.lease();
+		if (lease.isRevoked()) {
+			LockLostException lost = revokedException(hold);
+			observeRelease(hold, ReleaseOutcome.LOST, lost);
+			throw lost;
+		}
 		LockKind kind = lease.kind();
 		String channel = kind.channel(this.scripts.keys(), hold.key());
 		if (this.handOver.handOver(hold, channel)) {
@@ -113,6 +118,39 @@ final class LockReleaser {
 			throw lost;
 		}
 		observeRelease(hold, ReleaseOutcome.RELEASED, null);
+	}
+
+	/**
+	 * Release a hold in Redis as the engine shuts down, while its holder still runs: it
+	 * finds the lock lost. A failure is logged; the lock then expires with its lease.
+	 * @return whether the lease was released by this call
+	 */
+	boolean revoke(LockHold hold) {
+		LockLease lease = hold.lease();
+		if (!lease.revoke()) {
+			return false;
+		}
+		this.holds.released(hold);
+		this.watchdog.unwatch(lease);
+		if (this.observer != null) {
+			this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
+		}
+		try {
+			releaseInRedis(lease.kind(), hold);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release lock '{}' as the engine shut down; it expires with its lease", hold.key(),
+					ex);
+		}
+		return true;
+	}
+
+	private static LockLostException revokedException(LockHold hold) {
+		return new LockLostException(hold.key(), hold.fencingToken(), "Lock '" + hold.key() + "' (fencing token "
+				+ hold.fencingToken() + ") was released while held, because the application shut down and its holder "
+				+ "did not finish within the grace time, so the work done under it may have overlapped with another "
+				+ "owner; finish or stop the work within spring.lifecycle.timeout-per-shutdown-phase (or the grace "
+				+ "given to LockTemplate.shutdown)");
 	}
 
 	/**

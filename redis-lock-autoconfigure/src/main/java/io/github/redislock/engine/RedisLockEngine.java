@@ -1,9 +1,14 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -54,6 +59,14 @@ public final class RedisLockEngine implements LockEngine {
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
 
+	/**
+	 * How long a shutdown waits, after releasing what was still held, for waiters that
+	 * are in a Redis command to leave.
+	 */
+	private static final Duration WAITERS_LEAVE = Duration.ofMillis(500);
+
+	private static final Logger logger = LoggerFactory.getLogger(RedisLockEngine.class);
+
 	private final LockOptions options;
 
 	private final LockKeys keys;
@@ -74,6 +87,10 @@ public final class RedisLockEngine implements LockEngine {
 	private final LockReleaser releaser;
 
 	private final RedisLockDiagnostics diagnostics;
+
+	private final LeaseExtensions extensions;
+
+	private final EngineShutdown shutdown = new EngineShutdown();
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -140,9 +157,10 @@ public final class RedisLockEngine implements LockEngine {
 				new AsyncAcquirer(this.scripts.commands()), this.subscriptions, grants, backgroundReleases,
 				this.releaser, this.housekeeping);
 		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, attempts, eager,
-				this.releaser);
+				this.releaser, this.shutdown);
 		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
-				waiting, guarded);
+				waiting, guarded, this.shutdown);
+		this.extensions = new LeaseExtensions(this.scripts, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, this.keys);
 	}
 
@@ -196,18 +214,86 @@ public final class RedisLockEngine implements LockEngine {
 		this.releaser.release(hold);
 	}
 
+	/**
+	 * Set a hold's lease to the given length from now.
+	 * @throws LockLostException when the lock was lost
+	 * @throws LockAccessException when Redis failed
+	 */
+	void extend(LockHold hold, Duration leaseTime) {
+		this.extensions.extend(hold, leaseTime);
+	}
+
+	@Override
+	public @Nullable Duration remainingLease(String key) {
+		long left;
+		try {
+			left = this.scripts.leaseLeft(key);
+		}
+		catch (RuntimeException ex) {
+			throw new LockAccessException(key, "read the lease of", ex);
+		}
+		if (left == -1) {
+			return ChronoUnit.FOREVER.getDuration();
+		}
+		return (left >= 0) ? Duration.ofMillis(left) : null;
+	}
+
 	@Override
 	public LockDiagnostics diagnostics() {
 		return this.diagnostics;
 	}
 
 	/**
-	 * Stop renewing and close the subscription connection. Locks still held expire at the
-	 * end of their lease; waiters give up at their next wake-up. Calling it again has no
-	 * effect: a template and the application context may both close the engine.
+	 * {@inheritDoc}
+	 * <p>
+	 * Runs on the calling thread; the Spring auto-configuration calls it from its
+	 * shutdown phase with that phase's time.
+	 */
+	@Override
+	public void shutdown(Duration grace) {
+		if (!this.shutdown.begin()) {
+			return;
+		}
+		try {
+			this.subscriptions.wakeAll();
+			EngineShutdown.await(() -> this.holds.size() == 0 && this.subscriptions.waiterCount() == 0, grace);
+			releaseRemaining(grace);
+			// Waiters still in a Redis command leave once it answers: their withdrawals
+			// need the connection.
+			EngineShutdown.await(() -> this.subscriptions.waiterCount() == 0, WAITERS_LEAVE);
+		}
+		finally {
+			closeConnections();
+		}
+	}
+
+	private void releaseRemaining(Duration grace) {
+		List<String> released = new ArrayList<>();
+		for (LockHold hold : List.copyOf(this.holds.all())) {
+			if (this.releaser.revoke(hold)) {
+				released.add(hold.key());
+			}
+		}
+		if (!released.isEmpty()) {
+			logger.warn("redis-lock shut down while {} lock(s) were still held after a grace of {}: released them in "
+					+ "Redis, so that other instances get them now, and their holders find them lost: {}. Let the "
+					+ "work under locks finish within spring.lifecycle.timeout-per-shutdown-phase, or stop it sooner",
+					released.size(), grace, released);
+		}
+	}
+
+	/**
+	 * Shut down with a grace of {@link #CLOSE_GRACE}, then stop renewing and close the
+	 * connections. Calling it again has no effect: a template and the application context
+	 * may both close the engine.
 	 */
 	@Override
 	public void close() {
+		shutdown(CLOSE_GRACE);
+		closeConnections();
+	}
+
+	private void closeConnections() {
 		if (!this.closed.compareAndSet(false, true)) {
 			return;
 		}
