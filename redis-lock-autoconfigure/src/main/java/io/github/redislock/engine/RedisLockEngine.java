@@ -256,7 +256,7 @@ public final class RedisLockEngine implements LockEngine {
 		}
 		try {
 			this.subscriptions.wakeAll();
-			EngineShutdown.await(() -> this.holds.size() == 0 && this.subscriptions.waiterCount() == 0, grace);
+			EngineShutdown.await(() -> !anyHeld() && this.subscriptions.waiterCount() == 0, grace);
 			releaseRemaining(grace);
 			// Waiters still in a Redis command leave once it answers: their withdrawals
 			// need the connection.
@@ -267,10 +267,29 @@ public final class RedisLockEngine implements LockEngine {
 		}
 	}
 
+	/**
+	 * Whether a hold is still held: one whose lock was found lost protects nothing, so
+	 * the shutdown does not wait for its holder to notice.
+	 */
+	private boolean anyHeld() {
+		for (LockHold hold : this.holds.all()) {
+			if (hold.isHeld()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Release every hold left, and name those still held in a warning. A hold found lost
+	 * is released too, quietly: its lease may yet be alive in Redis when only this JVM's
+	 * estimate of it passed.
+	 */
 	private void releaseRemaining(Duration grace) {
 		List<String> released = new ArrayList<>();
 		for (LockHold hold : List.copyOf(this.holds.all())) {
-			if (this.releaser.revoke(hold)) {
+			boolean held = hold.isHeld();
+			if (this.releaser.revoke(hold) && held) {
 				released.add(hold.key());
 			}
 		}

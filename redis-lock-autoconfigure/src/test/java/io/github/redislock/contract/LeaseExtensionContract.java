@@ -103,6 +103,7 @@ interface LeaseExtensionContract extends LockContract {
 		assertThat(locks().cli("order:1").pttl(LockFixture.lockKey("order:1")))
 			.isLessThanOrEqualTo(LockOptions.DEFAULT_WATCHDOG_LEASE.toMillis());
 		successor.close();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
 	}
 
 	@Test
@@ -112,6 +113,7 @@ interface LeaseExtensionContract extends LockContract {
 		await().atMost(Duration.ofSeconds(2)).until(() -> !handle.isHeld());
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> handle.extend(EXTENDED));
 		assertThat(locks().cli("order:1").pttl(LockFixture.lockKey("order:1"))).isEqualTo(-2);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
 	}
 
 	@Test
@@ -170,6 +172,7 @@ interface LeaseExtensionContract extends LockContract {
 		// tidies up; it no longer counts.
 		await().atMost(Duration.ofSeconds(2)).until(() -> !template.isLocked("report"));
 		assertThat(shortReader.isHeld()).isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(shortReader::close);
 	}
 
 }
