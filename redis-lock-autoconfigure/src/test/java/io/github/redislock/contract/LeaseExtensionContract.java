@@ -59,19 +59,27 @@ interface LeaseExtensionContract extends LockContract {
 	default void extendSetsTheLeaseFromNowWithTheSameFencingTokenForEveryKind() {
 		LockTemplate template = locks().template();
 		LockTemplate otherNode = locks().template();
-		for (LockRequest request : everyKind("order")) {
-			LockHandle handle = template.lock(request);
+		List<LockRequest> requests = everyKind("order");
+		List<LockHandle> handles = requests.stream().map(template::lock).toList();
+		for (int i = 0; i < requests.size(); i++) {
+			LockRequest request = requests.get(i);
+			LockHandle handle = handles.get(i);
 			long token = handle.fencingToken();
 			handle.extend(EXTENDED);
-			RedisCli cli = locks().cli(request.key());
-			assertThat(cli.pttl(leaseKey(request))).as(request.key()).isGreaterThan(EXTENDED.toMillis() / 2);
+			assertThat(handle.fencingToken()).isEqualTo(token);
+			assertThat(locks().cli(request.key()).pttl(leaseKey(request))).as(request.key())
+				.isGreaterThan(EXTENDED.toMillis() / 2);
 			assertThat(otherNode.remainingLease(request.key())).as(request.key())
 				.hasValueSatisfying((left) -> assertThat(left).isGreaterThan(EXTENDED.dividedBy(2)));
-			assertThat(handle.fencingToken()).isEqualTo(token);
-			// Held past the lease it was acquired with, in this JVM's view too.
-			await().during(SHORT_LEASE.plusMillis(500)).atMost(SHORT_LEASE.plusSeconds(2)).until(handle::isHeld);
+		}
+		// Held past the lease they were acquired with, in this JVM's view too.
+		await().during(SHORT_LEASE.plusMillis(500))
+			.atMost(SHORT_LEASE.plusSeconds(2))
+			.until(() -> handles.stream().allMatch(LockHandle::isHeld));
+		for (int i = 0; i < requests.size(); i++) {
+			LockRequest request = requests.get(i);
 			assertThat(otherNode.tryLock(conflicting(request).waitTime(Duration.ZERO))).as(request.key()).isEmpty();
-			handle.close();
+			handles.get(i).close();
 			assertThat(otherNode.isLocked(request.key())).as(request.key()).isFalse();
 		}
 	}
