@@ -1,6 +1,7 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -38,22 +39,33 @@ final class EngineShutdown {
 
 	private final AtomicBoolean started = new AtomicBoolean();
 
+	private final CountDownLatch done = new CountDownLatch(1);
+
 	private volatile boolean shuttingDown;
 
 	/**
-	 * Start the shutdown: from now on acquisitions and waiters fail.
-	 * @return false when it was started before
+	 * Start the shutdown: from now on acquisitions and waiters fail. A call that finds it
+	 * started waits until it is done: the application context may close the engine while
+	 * its lifecycle shuts it down, and must not close the connections under it.
+	 * @return false when it was started before, and is now done
 	 */
 	boolean begin() {
 		if (!this.started.compareAndSet(false, true)) {
+			try {
+				this.done.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 			return false;
 		}
 		this.shuttingDown = true;
 		return true;
 	}
 
-	boolean isShuttingDown() {
-		return this.shuttingDown;
+	/** Mark the shutdown done, releasing the callers waiting for it. */
+	void done() {
+		this.done.countDown();
 	}
 
 	/**

@@ -264,6 +264,7 @@ public final class RedisLockEngine implements LockEngine {
 		}
 		finally {
 			closeConnections();
+			this.shutdown.done();
 		}
 	}
 
