@@ -64,6 +64,7 @@ class LockEngineShutdownLifecycleTests {
 	@Test
 	void holderThatFinishesWithinThePhaseReleasesNormally() {
 		this.runner.withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=20s").run((context) -> {
+			assertThat(context.getBean(LockEngineShutdownLifecycle.class).grace()).isEqualTo(Duration.ofSeconds(18));
 			LockTemplate template = context.getBean(LockTemplate.class);
 			LockHandle handle = template.lock("invoice:1");
 			CompletableFuture<Void> closed = CompletableFuture.runAsync(context::close);
