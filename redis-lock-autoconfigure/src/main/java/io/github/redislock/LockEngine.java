@@ -82,8 +82,8 @@ public interface LockEngine extends AutoCloseable {
 	 * still held then are released in Redis, so that other instances get them at once,
 	 * and logged in one warning naming them; their holders find them lost
 	 * ({@link LockHandle#isHeld()} is false, and {@link LockHandle#close()} throws
-	 * {@link LockLostException}). Returns when done; a call made while another runs
-	 * waits for it to end, and a later one returns at once.
+	 * {@link LockLostException}). Returns when done; a call made while another runs waits
+	 * for it to end, and a later one returns at once.
 	 * @param grace how long holders have to release their locks; {@link Duration#ZERO}
 	 * releases them at once
 	 */

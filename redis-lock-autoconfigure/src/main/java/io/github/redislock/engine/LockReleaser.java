@@ -1,6 +1,7 @@
 package io.github.redislock.engine;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -54,6 +55,8 @@ final class LockReleaser {
 
 	private final @Nullable LockObserver observer;
 
+	private final AtomicInteger releasing = new AtomicInteger();
+
 	LockReleaser(LockScripts scripts, LocalHolds holds, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
 			LocalHandOver handOver, BackgroundReleases backgroundReleases, @Nullable LockObserver observer) {
 		this.scripts = scripts;
@@ -84,6 +87,24 @@ final class LockReleaser {
 			observeRelease(hold, ReleaseOutcome.LOST, lost);
 			throw lost;
 		}
+		this.releasing.incrementAndGet();
+		try {
+			releaseLast(hold, lease);
+		}
+		finally {
+			this.releasing.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Number of releases under way: the hold has left {@link LocalHolds} but the script
+	 * may not have answered yet, so a shutdown must not close the connection.
+	 */
+	int releasesInFlight() {
+		return this.releasing.get();
+	}
+
+	private void releaseLast(LockHold hold, LockLease lease) {
 		LockKind kind = lease.kind();
 		String channel = kind.channel(this.scripts.keys(), hold.key());
 		if (this.handOver.handOver(hold, channel)) {

@@ -61,7 +61,7 @@ public final class RedisLockEngine implements LockEngine {
 
 	/**
 	 * How long a shutdown waits, after releasing what was still held, for waiters that
-	 * are in a Redis command to leave.
+	 * are in a Redis command to leave and for releases under way to end.
 	 */
 	private static final Duration WAITERS_LEAVE = Duration.ofMillis(500);
 
@@ -256,11 +256,14 @@ public final class RedisLockEngine implements LockEngine {
 		}
 		try {
 			this.subscriptions.wakeAll();
-			EngineShutdown.await(() -> !anyHeld() && this.subscriptions.waiterCount() == 0, grace);
+			EngineShutdown.await(
+					() -> !anyHeld() && this.releaser.releasesInFlight() == 0 && this.subscriptions.waiterCount() == 0,
+					grace);
 			releaseRemaining(grace);
-			// Waiters still in a Redis command leave once it answers: their withdrawals
-			// need the connection.
-			EngineShutdown.await(() -> this.subscriptions.waiterCount() == 0, WAITERS_LEAVE);
+			// Waiters still in a Redis command leave once it answers, and releases under
+			// way end: both need the connection.
+			EngineShutdown.await(() -> this.subscriptions.waiterCount() == 0 && this.releaser.releasesInFlight() == 0,
+					WAITERS_LEAVE);
 		}
 		finally {
 			closeConnections();
