@@ -20,9 +20,10 @@ import io.github.redislock.LockShutdownException;
  * the flag each time it wakes, before it takes a hand-over or tries again, so it leaves
  * with the {@link LockShutdownException}, and in leaving withdraws its place in line (a
  * fair queue entry, a writer intent) and passes on a hold handed to it. Then it waits,
- * for up to the grace time, until no hold and no waiter is left: holders that finish
- * release as usual. Last it releases what is still held, and the engine closes its
- * connections.
+ * for up to the grace time, until no hold, no release under way and no waiter is left:
+ * holders that finish release as usual. A release counts from before its hold leaves the
+ * engine's holds until its script answered, so the connection is never closed under it.
+ * Last it releases what is still held, and the engine closes its connections.
  *
  * <p>
  * An acquisition that passed the check just before the flag was raised may still be
