@@ -65,6 +65,9 @@ public final class RedisLockEngine implements LockEngine {
 	 */
 	private static final Duration WAITERS_LEAVE = Duration.ofMillis(500);
 
+	/** How many keys the shutdown's warning names at most. */
+	private static final int KEYS_NAMED = 50;
+
 	private static final Logger logger = LoggerFactory.getLogger(RedisLockEngine.class);
 
 	private final LockOptions options;
@@ -301,8 +304,16 @@ public final class RedisLockEngine implements LockEngine {
 			logger.warn("redis-lock shut down while {} lock(s) were still held after a grace of {}: released them in "
 					+ "Redis, so that other instances get them now, and their holders find them lost: {}. Let the "
 					+ "work under locks finish within spring.lifecycle.timeout-per-shutdown-phase, or stop it sooner",
-					released.size(), grace, released);
+					released.size(), grace, named(released));
 		}
+	}
+
+	/** The keys for a log line: the first of them when there are many. */
+	private static String named(List<String> keys) {
+		if (keys.size() <= KEYS_NAMED) {
+			return String.join(", ", keys);
+		}
+		return String.join(", ", keys.subList(0, KEYS_NAMED)) + " and " + (keys.size() - KEYS_NAMED) + " more";
 	}
 
 	/**
