@@ -45,6 +45,12 @@ import io.github.redislock.LockRules;
  * waiters of that name in this JVM) and no command while it sleeps.
  *
  * <p>
+ * {@link #shutdown(Duration)} (and {@link #close()}) refuse new acquisitions, wake the
+ * waiters, give holders a grace time and release what is still held
+ * ({@link EngineShutdown}); {@link RedisLockHandle#extend(Duration)} sets a lease by its
+ * kind's renew script ({@link LeaseExtensions}).
+ *
+ * <p>
  * Needs a Lettuce connection factory: the release subscription relies on Lettuce
  * subscribing without blocking the calling thread.
  *
