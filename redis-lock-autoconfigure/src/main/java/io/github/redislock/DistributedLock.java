@@ -50,6 +50,11 @@ import org.springframework.core.annotation.AliasFor;
  * two methods naming the same keys in another order cannot deadlock, and released in
  * reverse order. The wait time is the budget for all of them.
  *
+ * <h2>The lock inside the method</h2> While the method body runs, {@link CurrentLock}
+ * returns its lock and fencing token on the thread that runs it
+ * ({@link CurrentLock#fencingToken()}, or {@link CurrentLock#fencingToken(String)} by key
+ * when the method locks several).
+ *
  * <h2>Proxies and ordering</h2> The lock is applied by a proxy, so only calls from
  * another bean are locked: a call from inside the same bean (self-invocation) runs
  * without the lock. The lock advice is always outside {@code @Transactional}: the lock is

@@ -49,6 +49,19 @@ public interface LockDiagnostics {
 	int subscribedChannelCount();
 
 	/**
+	 * Return how many releases the engine is trying again in the background now: the
+	 * owner-checked releases it sends for a grant nobody can use (an acquisition whose
+	 * answer was lost or came too late, a release that failed) whose last attempt failed
+	 * too. Each is tried again until Redis answers or its grant's lease would have ended.
+	 * Above zero, Redis is unreachable or was until just now. The default, for an engine
+	 * that never releases in the background, is 0.
+	 * @return the number of releases being retried
+	 */
+	default int retriedReleaseCount() {
+		return 0;
+	}
+
+	/**
 	 * Return the state of the connection that receives release messages. While it is
 	 * {@linkplain SubscriptionStatus#DISCONNECTED disconnected}, waiting threads wake
 	 * only when leases run out.

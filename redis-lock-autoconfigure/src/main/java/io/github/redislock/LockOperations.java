@@ -3,6 +3,7 @@ package io.github.redislock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 /**
@@ -200,6 +201,66 @@ public interface LockOperations {
 	default LockGroup lockAll(List<LockRequest> requests) {
 		OrderedAcquisition.requireNotEmpty(requests);
 		return OrderedAcquisition.lockAll(this, requests, requests.get(0).waitTime());
+	}
+
+	/**
+	 * Return the lock of the given name as a {@link Lock}, for code written against the
+	 * JDK's interface. See {@link #asLock(LockRequest)}.
+	 * @param key the lock name
+	 * @return a reentrant, exclusive {@code Lock} over this object
+	 * @throws IllegalArgumentException if the key breaks {@link LockRules#key}
+	 */
+	default Lock asLock(String key) {
+		return asLock(LockRequest.of(key));
+	}
+
+	/**
+	 * Return the requested lock as a {@link Lock} with the JDK's contract, held across
+	 * every JVM that uses the same Redis, like the other methods here:
+	 * <ul>
+	 * <li>{@code lock()} waits without bound and is not interruptible: an interrupt while
+	 * it waits is remembered, the wait goes on, and the thread's interrupt status is set
+	 * again once it holds the lock;</li>
+	 * <li>{@code lockInterruptibly()} and {@code tryLock(long, TimeUnit)} throw
+	 * {@link InterruptedException} (clearing the interrupt status) when the thread is
+	 * interrupted before or while waiting, and then hold nothing; a negative time is no
+	 * wait;</li>
+	 * <li>{@code tryLock()} makes one attempt without waiting, asking Redis even when
+	 * others wait, as the JDK's {@code tryLock()} barges even into a fair lock;</li>
+	 * <li>the lock is reentrant per thread: each successful {@code lock()} or
+	 * {@code tryLock} must be matched by one {@code unlock()} from the same thread, and
+	 * the lock is released in Redis by the last; {@code unlock()} by a thread that does
+	 * not hold it through this {@code Lock} throws
+	 * {@link IllegalMonitorStateException};</li>
+	 * <li>{@code newCondition()} throws {@link UnsupportedOperationException}: a lock
+	 * shared across JVMs cannot signal waiters as a {@code Condition} must.</li>
+	 * </ul>
+	 * A lock lost while held (its lease ran out, Redis lost it) is not reported by
+	 * {@code unlock()}, which returns normally: the JDK's interface has no way to say it.
+	 * The loss is logged as a WARN and reported to the {@link LockObserver}; code that
+	 * must know of it uses {@link #lock(LockRequest)}, whose {@link LockHandle} says so.
+	 * Redis failures throw {@link LockAccessException} (unchecked) from every method that
+	 * locks or unlocks; after one from {@code unlock()} the hold is given up all the
+	 * same, and Redis frees the lock by the end of its lease at the latest.
+	 * <p>
+	 * The request's wait time is not read, since each method says how long it waits; its
+	 * lease, mode, fairness and name for observers apply. A read lock is shared like the
+	 * read lock of a {@link java.util.concurrent.locks.ReentrantReadWriteLock}, and a
+	 * thread that holds it only gets {@link IllegalStateException} when it asks for the
+	 * write lock, as from {@link #writeLock(String)}. An interrupt during {@code lock()}
+	 * on a fair lock sends the thread to the back of the queue.
+	 * <p>
+	 * The returned {@code Lock} is thread-safe: share it between threads, and unlock it
+	 * through the same instance that locked it, which keeps each thread's holds. Several
+	 * {@code Lock}s of one name exclude each other as any two lock calls do, and are
+	 * reentrant for a thread across them, as this object's methods are.
+	 * @param request the lock name, lease, mode and fairness; reentrant
+	 * @return a {@code Lock} over this object
+	 * @throws IllegalArgumentException if the request was made with
+	 * {@code reentrant(false)}: such a lock belongs to the acquisition, not to a thread
+	 */
+	default Lock asLock(LockRequest request) {
+		return new LockAdapter(this, request);
 	}
 
 }

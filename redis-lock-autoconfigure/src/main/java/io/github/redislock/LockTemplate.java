@@ -34,10 +34,19 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 		this.engine = engine;
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * While the action runs, {@link CurrentLock#handle()} and
+	 * {@link CurrentLock#fencingToken()} return the lock on the thread that runs it.
+	 */
 	@Override
 	public <T> T execute(LockRequest request, Supplier<T> action) {
 		try (LockHandle handle = lock(request)) {
-			T result = action.get();
+			T result;
+			try (CurrentLock.Scope scope = CurrentLock.open(handle)) {
+				result = action.get();
+			}
 			if (!handle.isHeld()) {
 				// Thrown by close() below, unless the loss is only seen there.
 				handle.close();

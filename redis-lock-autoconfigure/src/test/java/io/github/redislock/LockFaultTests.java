@@ -9,7 +9,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -194,7 +193,7 @@ class LockFaultTests {
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThanOrEqualTo(COMMAND_TIMEOUT.plus(MARGIN));
 		assertThat(this.locks.diagnostics(template).heldCount()).isZero();
 		assertThat(this.locks.diagnostics(template).renewedCount()).isZero();
-		stallUntilTheBackgroundReleaseTimedOut();
+		stallUntilTheBackgroundReleaseTimedOut(this.locks, template);
 		this.server.resume();
 		// Redis runs the queued acquisition when it resumes, then the queued release.
 		await().atMost(Duration.ofSeconds(5))
@@ -220,7 +219,7 @@ class LockFaultTests {
 			dedicated.pause();
 			try {
 				assertThatExceptionOfType(LockAccessException.class).isThrownBy(() -> template.lock("paused"));
-				stallUntilTheBackgroundReleaseTimedOut();
+				stallUntilTheBackgroundReleaseTimedOut(locks, template);
 			}
 			finally {
 				dedicated.resume();
@@ -285,24 +284,9 @@ class LockFaultTests {
 	 * sent and timed out too: both commands then reach Redis only when it resumes, with
 	 * no one awaiting their replies.
 	 */
-	private static void stallUntilTheBackgroundReleaseTimedOut() {
-		await().atMost(Duration.ofSeconds(5)).until(LockFaultTests::backgroundReleaseRuns);
-		// A release that timed out is tried again 50 ms later: poll often enough to see
-		// the
-		// gap between the first attempt and its retry.
-		await().pollInterval(Duration.ofMillis(5))
-			.atMost(COMMAND_TIMEOUT.plus(MARGIN))
-			.until(() -> !backgroundReleaseRuns());
-	}
-
-	private static boolean backgroundReleaseRuns() {
-		return Thread.getAllStackTraces()
-			.entrySet()
-			.stream()
-			.filter((entry) -> entry.getKey().getName().startsWith("redis-lock-housekeeping"))
-			.anyMatch((entry) -> Stream.of(entry.getValue())
-				.anyMatch((frame) -> frame.getClassName().endsWith(".BackgroundReleases")
-						&& frame.getMethodName().startsWith("release")));
+	private static void stallUntilTheBackgroundReleaseTimedOut(StandaloneLocks locks, LockTemplate template) {
+		await().atMost(COMMAND_TIMEOUT.multipliedBy(2).plus(MARGIN))
+			.until(() -> locks.diagnostics(template).retriedReleaseCount() == 1);
 	}
 
 	private static long token(String output) {

@@ -17,6 +17,7 @@ import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.util.Assert;
 
+import io.github.redislock.CurrentLock;
 import io.github.redislock.DistributedLock.OnFailure;
 import io.github.redislock.LockGroup;
 import io.github.redislock.LockOperations;
@@ -27,8 +28,9 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 /**
  * Runs a {@link io.github.redislock.DistributedLock @DistributedLock} method under its
  * locks: the cached {@link LockMethodSpec}, the keys evaluated and sorted, one
- * {@link LockOperations#lockAll} for them, and the group closed when the method returns,
- * throws, or its returned stage completes.
+ * {@link LockOperations#lockAll} for them, made {@link CurrentLock current} while the
+ * method body runs, and the group closed when the method returns, throws, or its returned
+ * stage completes.
  *
  * @author redis-lock
  */
@@ -61,7 +63,9 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			return onFailure(spec, invocation, target);
 		}
 		Object result;
-		try {
+		// The scope ends with the method body: a returned stage keeps the locks, but
+		// the threads that complete it never saw this scope.
+		try (CurrentLock.Scope scope = CurrentLock.open(locks)) {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {

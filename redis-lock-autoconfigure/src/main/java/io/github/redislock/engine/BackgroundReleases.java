@@ -1,9 +1,12 @@
 package io.github.redislock.engine;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.core.log.LogMessage;
 
 /**
  * Gives back, in the background, what Redis may have granted to an owner that cannot use
@@ -22,7 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 final class BackgroundReleases {
 
-	private static final Logger logger = LoggerFactory.getLogger(BackgroundReleases.class);
+	private static final Log logger = LogFactory.getLog(BackgroundReleases.class);
 
 	/** How soon a failed background release is tried again, the first time. */
 	private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -35,6 +38,9 @@ final class BackgroundReleases {
 	private final ReleaseSubscriptions subscriptions;
 
 	private final Housekeeping housekeeping;
+
+	/** Releases whose last attempt failed and that are tried again. */
+	private final AtomicInteger retrying = new AtomicInteger();
 
 	BackgroundReleases(LockScripts scripts, ReleaseSubscriptions subscriptions, Housekeeping housekeeping) {
 		this.scripts = scripts;
@@ -52,17 +58,38 @@ final class BackgroundReleases {
 		this.housekeeping.execute(() -> giveBack(kind, key, owner, until, FIRST_RETRY_NANOS));
 	}
 
+	/**
+	 * Return how many releases failed and are tried again now.
+	 * @return the number of releases being retried
+	 */
+	int retryingCount() {
+		return this.retrying.get();
+	}
+
 	private void giveBack(LockKind kind, String key, String owner, long untilNanos, long retryNanos) {
+		boolean retry = retryNanos != FIRST_RETRY_NANOS;
 		if (tryGiveBack(kind, key, owner)) {
+			endRetry(retry);
 			return;
 		}
 		if (System.nanoTime() + retryNanos - untilNanos >= 0) {
-			logger.warn("Could not release lock '{}' after a failed acquisition or release; it expires with its lease",
-					key);
+			endRetry(retry);
+			logger.warn(LogMessage.format(
+					"Could not release lock '%s' after a failed acquisition or release; it expires with its lease",
+					key));
 			return;
+		}
+		if (!retry) {
+			this.retrying.incrementAndGet();
 		}
 		this.housekeeping.schedule(
 				() -> giveBack(kind, key, owner, untilNanos, Math.min(retryNanos * 2, LAST_RETRY_NANOS)), retryNanos);
+	}
+
+	private void endRetry(boolean retry) {
+		if (retry) {
+			this.retrying.decrementAndGet();
+		}
 	}
 
 	private boolean tryGiveBack(LockKind kind, String key, String owner) {
@@ -71,7 +98,8 @@ final class BackgroundReleases {
 			return true;
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not release lock '{}' after a failed acquisition; trying again", key, ex);
+			logger.debug(LogMessage.format("Could not release lock '%s' after a failed acquisition; trying again", key),
+					ex);
 			return false;
 		}
 	}

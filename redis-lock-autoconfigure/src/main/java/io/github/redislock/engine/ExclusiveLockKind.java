@@ -27,19 +27,12 @@ final class ExclusiveLockKind extends LockKind {
 
 	private final RedisScript<Long> release = LockScripts.script("release.lua", Long.class);
 
-	private final RedisScript<Long> renew = LockScripts.script("renew.lua", Long.class);
-
 	/**
 	 * Set of the instance ids of the JVMs whose threads were refused the lock since it
 	 * was last released.
 	 */
 	static String contendersKey(LockKeys keys, String name) {
 		return keys.key(name, ":contenders");
-	}
-
-	@Override
-	String channel(LockKeys keys, String name) {
-		return keys.releaseChannel(name);
 	}
 
 	@Override
@@ -85,11 +78,6 @@ final class ExclusiveLockKind extends LockKind {
 						keys.releasedKey(name, owner)),
 				owner, keys.releaseChannel(name), Long.toString(lastToken), LockScripts.FENCE_RETENTION_MILLIS,
 				scripts.publishCommand(), LockScripts.instanceOf(owner), scripts.releaseMarkMillis());
-	}
-
-	@Override
-	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis) {
-		return ScriptCall.of(this.renew, List.of(keys.lockKey(lease.key())), lease.owner(), Long.toString(leaseMillis));
 	}
 
 	/**

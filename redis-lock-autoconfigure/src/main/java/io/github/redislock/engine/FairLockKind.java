@@ -34,8 +34,6 @@ final class FairLockKind extends LockKind {
 
 	private final RedisScript<Long> leave = LockScripts.script("fair-leave.lua", Long.class);
 
-	private final RedisScript<Long> renew = LockScripts.script("renew.lua", Long.class);
-
 	/** Queue of the waiters, in arrival order. */
 	static String queueKey(LockKeys keys, String name) {
 		return keys.key(name, ":queue");
@@ -44,11 +42,6 @@ final class FairLockKind extends LockKind {
 	/** Deadline of each queue entry. */
 	static String queueDeadlinesKey(LockKeys keys, String name) {
 		return keys.key(name, ":queue:deadlines");
-	}
-
-	@Override
-	String channel(LockKeys keys, String name) {
-		return keys.releaseChannel(name);
 	}
 
 	@Override
@@ -78,11 +71,6 @@ final class FairLockKind extends LockKind {
 		scripts.executeUninterruptibly(ScriptCall.of(this.leave,
 				List.of(keys.lockKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name)), owner,
 				keys.releaseChannel(name), scripts.publishCommand()));
-	}
-
-	@Override
-	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis) {
-		return ScriptCall.of(this.renew, List.of(keys.lockKey(lease.key())), lease.owner(), Long.toString(leaseMillis));
 	}
 
 	/**

@@ -1,8 +1,10 @@
 package io.github.redislock.engine;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockObserver;
 
@@ -22,7 +24,7 @@ import io.github.redislock.LockObserver;
  */
 final class Grants {
 
-	private static final Logger logger = LoggerFactory.getLogger(Grants.class);
+	private static final Log logger = LogFactory.getLog(Grants.class);
 
 	private final LocalHolds holds;
 
@@ -59,10 +61,10 @@ final class Grants {
 		LockLease lease = hold.lease();
 		this.watchdog.unwatch(lease);
 		if (lease.markLost()) {
-			logger.warn(
-					"Lost lock '{}' (fencing token {}) while it was held: Redis granted it to another owner, so "
+			logger.warn(LogMessage.format(
+					"Lost lock '%s' (fencing token %s) while it was held: Redis granted it to another owner, so "
 							+ "its lease had ended there; work done under it is no longer exclusive",
-					hold.key(), hold.fencingToken());
+					hold.key(), hold.fencingToken()));
 			LockObserver observer = this.observer;
 			if (observer != null) {
 				observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());

@@ -1,8 +1,10 @@
 package io.github.redislock.engine;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockObserver;
 
@@ -15,7 +17,7 @@ import io.github.redislock.LockObserver;
  */
 final class GuardedLockObserver implements LockObserver {
 
-	private static final Logger logger = LoggerFactory.getLogger(GuardedLockObserver.class);
+	private static final Log logger = LogFactory.getLog(GuardedLockObserver.class);
 
 	private final LockObserver delegate;
 
@@ -99,8 +101,8 @@ final class GuardedLockObserver implements LockObserver {
 	}
 
 	private void failed(String method, String key, RuntimeException ex) {
-		logger.warn("Lock observer {} failed in {} for lock '{}'; the lock operation goes on", this.delegate, method,
-				key, ex);
+		logger.warn(LogMessage.format("Lock observer %s failed in %s for lock '%s'; the lock operation goes on",
+				this.delegate, method, key), ex);
 	}
 
 }

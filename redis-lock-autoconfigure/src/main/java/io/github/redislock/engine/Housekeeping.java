@@ -4,8 +4,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * Runs the engine's work that nobody waits for, on daemon threads of its own named
@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Housekeeping implements AutoCloseable {
 
-	private static final Logger logger = LoggerFactory.getLogger(Housekeeping.class);
+	private static final Log logger = LogFactory.getLog(Housekeeping.class);
 
 	private static final int THREADS = 4;
 

@@ -5,6 +5,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.core.script.RedisScript;
+
 import io.github.redislock.LockMode;
 
 /**
@@ -40,6 +42,12 @@ import io.github.redislock.LockMode;
  * @author redis-lock
  */
 abstract class LockKind {
+
+	/**
+	 * The renew script of every kind whose lock key holds the owner token; first, so that
+	 * it is read before the kinds below are built.
+	 */
+	private static final RedisScript<Long> RENEW = LockScripts.script("renew.lua", Long.class);
 
 	/** One holder; whoever is woken first wins. */
 	static final LockKind EXCLUSIVE = new ExclusiveLockKind();
@@ -104,8 +112,13 @@ abstract class LockKind {
 		return WakeUp.NOBODY;
 	}
 
-	/** The channel on which locks of this kind announce their releases. */
-	abstract String channel(LockKeys keys, String name);
+	/**
+	 * The channel on which locks of this kind announce their releases: by default the
+	 * lock's release channel, which exclusive and fair locks share.
+	 */
+	String channel(LockKeys keys, String name) {
+		return keys.releaseChannel(name);
+	}
 
 	/**
 	 * The call of the acquire script: granted when free, and otherwise, when the
@@ -156,7 +169,9 @@ abstract class LockKind {
 
 	/**
 	 * The call of the renew script for a lease, which replies 1 when the lease was
-	 * extended and 0 when the lock is no longer the owner's.
+	 * extended and 0 when the lock is no longer the owner's. By default {@code renew.lua}
+	 * on the lock key, which holds the owner token: right for every kind whose lock key
+	 * does.
 	 */
 	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
 		return renewCall(keys, lease, lease.leaseMillis());
@@ -164,9 +179,12 @@ abstract class LockKind {
 
 	/**
 	 * The call of the renew script that sets a lease to the given length from now, for an
-	 * explicit extension: replies as {@link #renewCall(LockKeys, LockLease)}.
+	 * explicit extension, replying as {@link #renewCall(LockKeys, LockLease)}: by default
+	 * {@code renew.lua} on the lock key.
 	 */
-	abstract ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis);
+	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis) {
+		return ScriptCall.of(RENEW, List.of(keys.lockKey(lease.key())), lease.owner(), Long.toString(leaseMillis));
+	}
 
 	/**
 	 * What a release message asks of this JVM's waiters, when it is a message of this

@@ -4,14 +4,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockLostException;
-import io.github.redislock.LockObserver;
 import io.github.redislock.LockObserver.ReleaseOutcome;
+import io.github.redislock.LockObserver;
 
 /**
  * The release path: a handle closed, the hold's count goes down, and the last handle
@@ -30,7 +32,7 @@ import io.github.redislock.LockObserver.ReleaseOutcome;
  */
 final class LockReleaser {
 
-	private static final Logger logger = LoggerFactory.getLogger(LockReleaser.class);
+	private static final Log logger = LogFactory.getLog(LockReleaser.class);
 
 	/**
 	 * How long at most this JVM leaves a lock it released alone when other JVMs wait for
@@ -160,8 +162,8 @@ final class LockReleaser {
 			releaseInRedis(lease.kind(), hold);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not release lock '{}' as the engine shut down; it expires with its lease", hold.key(),
-					ex);
+			logger.warn(LogMessage.format(
+					"Could not release lock '%s' as the engine shut down; it expires with its lease", hold.key()), ex);
 		}
 		return true;
 	}
@@ -183,7 +185,9 @@ final class LockReleaser {
 			release(hold);
 		}
 		catch (LockLostException ex) {
-			logger.debug("Lock '{}', handed to a waiter that had left, was lost meanwhile", hold.key(), ex);
+			logger.debug(
+					LogMessage.format("Lock '%s', handed to a waiter that had left, was lost meanwhile", hold.key()),
+					ex);
 		}
 		catch (RuntimeException ex) {
 			LockLease lease = hold.lease();

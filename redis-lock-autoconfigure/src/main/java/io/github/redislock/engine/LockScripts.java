@@ -6,9 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Supplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -28,7 +28,7 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  */
 final class LockScripts {
 
-	private static final Logger logger = LoggerFactory.getLogger(LockScripts.class);
+	private static final Log logger = LogFactory.getLog(LockScripts.class);
 
 	/**
 	 * How long the last fencing token of a lock is kept after its grant, in milliseconds:

@@ -3,9 +3,11 @@ package io.github.redislock.engine;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisCommandInterruptedException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockInterruptedException;
@@ -29,7 +31,7 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
  */
 final class LockWaiting {
 
-	private static final Logger logger = LoggerFactory.getLogger(LockWaiting.class);
+	private static final Log logger = LogFactory.getLog(LockWaiting.class);
 
 	/**
 	 * How often a waiter in line renews its place, by trying again, while nothing wakes
@@ -145,8 +147,8 @@ final class LockWaiting {
 			acquisition.kind().leave(this.scripts, acquisition.key(), acquisition.owner());
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not leave the line of lock '{}'; the entry ends with its wait time", acquisition.key(),
-					ex);
+			logger.debug(LogMessage.format("Could not leave the line of lock '%s'; the entry ends with its wait time",
+					acquisition.key()), ex);
 		}
 	}
 

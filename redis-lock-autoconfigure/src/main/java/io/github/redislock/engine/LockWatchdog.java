@@ -11,9 +11,11 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
@@ -80,7 +82,7 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  */
 final class LockWatchdog implements AutoCloseable {
 
-	private static final Logger logger = LoggerFactory.getLogger(LockWatchdog.class);
+	private static final Log logger = LogFactory.getLog(LockWatchdog.class);
 
 	/**
 	 * How soon the next tick comes while due renewals wait for room in the window, which
@@ -156,12 +158,13 @@ final class LockWatchdog implements AutoCloseable {
 	static void warnIfTimeoutDoesNotFit(long commandTimeoutMillis, Duration lease, Duration renewInterval) {
 		Duration left = lease.minus(renewInterval);
 		if (commandTimeoutMillis >= left.toMillis()) {
-			logger.warn("The Redis command timeout (spring.data.redis.timeout, {}) does not fit in what is left of a "
-					+ "lock's lease when the watchdog renews it (redis-lock.watchdog.lease {} minus "
-					+ "redis-lock.watchdog.renew-interval {} = {}): a renewal that gets no answer, from a primary that "
-					+ "just failed say, is sent again only after the lock has expired. Set spring.data.redis.timeout "
-					+ "below {}, or lengthen redis-lock.watchdog.lease.", Duration.ofMillis(commandTimeoutMillis),
-					lease, renewInterval, left, left);
+			logger.warn(LogMessage
+				.format("The Redis command timeout (spring.data.redis.timeout, %s) does not fit in what is left of a "
+						+ "lock's lease when the watchdog renews it (redis-lock.watchdog.lease %s minus "
+						+ "redis-lock.watchdog.renew-interval %s = %s): a renewal that gets no answer, from a primary that "
+						+ "just failed say, is sent again only after the lock has expired. Set spring.data.redis.timeout "
+						+ "below %s, or lengthen redis-lock.watchdog.lease.", Duration.ofMillis(commandTimeoutMillis),
+						lease, renewInterval, left, left));
 		}
 	}
 

@@ -11,11 +11,12 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.context.Lifecycle;
+import org.springframework.core.log.LogMessage;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -52,7 +53,7 @@ import io.github.redislock.SubscriptionStatus;
  */
 final class PlainReleaseSubscriber implements ReleaseSubscriber {
 
-	private static final Logger logger = LoggerFactory.getLogger(PlainReleaseSubscriber.class);
+	private static final Log logger = LogFactory.getLog(PlainReleaseSubscriber.class);
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -96,7 +97,8 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		ReleaseSubscriber.confirmation(current.commands.unsubscribe(bytes(channel)), this.timeout)
 			.whenComplete((ignored, ex) -> {
 				if (ex != null) {
-					logger.debug("Could not unsubscribe from {}; dropping the subscription connection", channel, ex);
+					logger.debug(LogMessage
+						.format("Could not unsubscribe from %s; dropping the subscription connection", channel), ex);
 					current.broken = true;
 				}
 			});

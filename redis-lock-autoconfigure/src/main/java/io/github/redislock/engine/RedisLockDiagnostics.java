@@ -26,12 +26,16 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 
 	private final LockWatchdog watchdog;
 
+	private final BackgroundReleases backgroundReleases;
+
 	private final LockKeys keys;
 
-	RedisLockDiagnostics(LocalHolds holds, ReleaseSubscriptions subscriptions, LockWatchdog watchdog, LockKeys keys) {
+	RedisLockDiagnostics(LocalHolds holds, ReleaseSubscriptions subscriptions, LockWatchdog watchdog,
+			BackgroundReleases backgroundReleases, LockKeys keys) {
 		this.holds = holds;
 		this.subscriptions = subscriptions;
 		this.watchdog = watchdog;
+		this.backgroundReleases = backgroundReleases;
 		this.keys = keys;
 	}
 
@@ -58,6 +62,11 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 	@Override
 	public int subscribedChannelCount() {
 		return this.subscriptions.subscribedChannels();
+	}
+
+	@Override
+	public int retriedReleaseCount() {
+		return this.backgroundReleases.retryingCount();
 	}
 
 	@Override
@@ -90,7 +99,8 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 	@Override
 	public String toString() {
 		return "LockDiagnostics[held=" + heldCount() + ", renewed=" + renewedCount() + ", waiters=" + waiterCount()
-				+ ", channels=" + subscribedChannelCount() + ", subscription=" + subscriptionStatus() + "]";
+				+ ", channels=" + subscribedChannelCount() + ", retriedReleases=" + retriedReleaseCount()
+				+ ", subscription=" + subscriptionStatus() + "]";
 	}
 
 }

@@ -6,10 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
+import org.springframework.core.log.LogMessage;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -74,7 +75,7 @@ public final class RedisLockEngine implements LockEngine {
 	/** How many keys the shutdown's warning names at most. */
 	private static final int KEYS_NAMED = 50;
 
-	private static final Logger logger = LoggerFactory.getLogger(RedisLockEngine.class);
+	private static final Log logger = LogFactory.getLog(RedisLockEngine.class);
 
 	private final LockOptions options;
 
@@ -170,7 +171,8 @@ public final class RedisLockEngine implements LockEngine {
 		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
 				waiting, guarded, this.shutdown);
 		this.extensions = new LeaseExtensions(this.scripts, guarded);
-		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, this.keys);
+		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, backgroundReleases,
+				this.keys);
 	}
 
 	/**
@@ -307,10 +309,10 @@ public final class RedisLockEngine implements LockEngine {
 			}
 		}
 		if (!released.isEmpty()) {
-			logger.warn("redis-lock shut down while {} lock(s) were still held after a grace of {}: released them in "
-					+ "Redis, so that other instances get them now, and their holders find them lost: {}. Let the "
-					+ "work under locks finish within spring.lifecycle.timeout-per-shutdown-phase, or stop it sooner",
-					released.size(), grace, named(released));
+			logger.warn(LogMessage.format("redis-lock shut down while %s lock(s) were still held after a grace of %s: "
+					+ "released them in Redis, so that other instances get them now, and their holders find them lost: "
+					+ "%s. Let the work under locks finish within spring.lifecycle.timeout-per-shutdown-phase, or stop "
+					+ "it sooner", released.size(), grace, named(released)));
 		}
 	}
 

@@ -14,12 +14,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
+import org.springframework.core.log.LogMessage;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -45,7 +46,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 final class ReleaseMessaging {
 
-	private static final Logger logger = LoggerFactory.getLogger(ReleaseMessaging.class);
+	private static final Log logger = LogFactory.getLog(ReleaseMessaging.class);
 
 	private static final int SHARDED_PUB_SUB_VERSION = 7;
 
@@ -206,10 +207,10 @@ final class ReleaseMessaging {
 				}
 				Set<String> silent = new TreeSet<>(this.asked);
 				silent.removeAll(this.answered);
-				logger.warn(
-						"Redis Cluster nodes {} did not tell their version within {} ms; taking them to run "
-								+ "Redis {} or later like {} and sending lock release messages by sharded pub/sub",
-						silent, graceMillis, this.major, new TreeSet<>(this.answered));
+				logger.warn(LogMessage.format(
+						"Redis Cluster nodes %s did not tell their version within %s ms; taking them to run "
+								+ "Redis %s or later like %s and sending lock release messages by sharded pub/sub",
+						silent, graceMillis, this.major, new TreeSet<>(this.answered)));
 				return true;
 			}
 			catch (InterruptedException ex) {

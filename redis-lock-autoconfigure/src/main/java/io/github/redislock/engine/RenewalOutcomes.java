@@ -3,9 +3,11 @@ package io.github.redislock.engine;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.lettuce.core.RedisException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import org.springframework.core.log.LogMessage;
 
 /**
  * What the outcome of a renewal means for its lease, decided on the watchdog's tick
@@ -28,7 +30,7 @@ import org.slf4j.LoggerFactory;
 final class RenewalOutcomes implements RenewalWindow.Settled {
 
 	/** The watchdog's: applications configure the watchdog's warnings under its name. */
-	private static final Logger logger = LoggerFactory.getLogger(LockWatchdog.class);
+	private static final Log logger = LogFactory.getLog(LockWatchdog.class);
 
 	private final ConcurrentHashMap<LockLease, LeaseRenewal> watched;
 
@@ -86,7 +88,7 @@ final class RenewalOutcomes implements RenewalWindow.Settled {
 		}
 		renewal.failed(failure);
 		LockLease lease = renewal.lease();
-		logger.debug("Could not renew lock '{}'; trying again", lease.key(), failure);
+		logger.debug(LogMessage.format("Could not renew lock '%s'; trying again", lease.key()), failure);
 		if (this.events != null) {
 			this.events.renewalFailed(lease, (failure instanceof RuntimeException runtime) ? runtime
 					: new RedisException("Could not renew lock '" + lease.key() + "'", failure));
@@ -117,8 +119,9 @@ final class RenewalOutcomes implements RenewalWindow.Settled {
 	}
 
 	private void reportLost(LockLease lease, String reason) {
-		logger.warn("Lost lock '{}' (fencing token {}) while it was held: {}; work done under it is no longer "
-				+ "exclusive", lease.key(), lease.fencingToken(), reason);
+		logger.warn(LogMessage
+			.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under it is no longer "
+					+ "exclusive", lease.key(), lease.fencingToken(), reason));
 		if (this.events != null) {
 			this.events.lost(lease);
 		}

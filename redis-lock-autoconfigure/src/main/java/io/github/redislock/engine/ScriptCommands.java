@@ -16,9 +16,9 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -49,7 +49,7 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  */
 final class ScriptCommands implements AutoCloseable {
 
-	private static final Logger logger = LoggerFactory.getLogger(ScriptCommands.class);
+	private static final Log logger = LogFactory.getLog(ScriptCommands.class);
 
 	/** Time allowed for an answer on top of the client's own command timeout. */
 	private static final long ANSWER_MARGIN_MILLIS = 1000;

@@ -14,9 +14,11 @@ import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.event.connection.ConnectionDeactivatedEvent;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import reactor.core.Disposable;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.SubscriptionStatus;
 
@@ -44,7 +46,7 @@ import io.github.redislock.SubscriptionStatus;
  */
 final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], byte[]> implements ReleaseSubscriber {
 
-	private static final Logger logger = LoggerFactory.getLogger(ShardedReleaseSubscriber.class);
+	private static final Log logger = LogFactory.getLog(ShardedReleaseSubscriber.class);
 
 	private final RedisClusterClient client;
 
@@ -105,7 +107,7 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 				if (ex != null) {
 					// The node is gone or does not answer; the subscription went or goes
 					// with it.
-					logger.debug("Could not unsubscribe from {}", channel, ex);
+					logger.debug(LogMessage.format("Could not unsubscribe from %s", channel), ex);
 				}
 			});
 	}

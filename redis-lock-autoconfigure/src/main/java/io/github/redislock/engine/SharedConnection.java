@@ -8,9 +8,9 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandInterruptedException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A connection that many threads share: the first thread that needs it opens it, and the
@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SharedConnection<C> {
 
-	private static final Logger logger = LoggerFactory.getLogger(SharedConnection.class);
+	private static final Log logger = LogFactory.getLog(SharedConnection.class);
 
 	private final Supplier<C> opener;
 

@@ -8,9 +8,11 @@ import java.util.function.Function;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.SubscriptionStatus;
 
@@ -53,7 +55,7 @@ import io.github.redislock.SubscriptionStatus;
  */
 final class SubscriptionLifetime {
 
-	private static final Logger logger = LoggerFactory.getLogger(SubscriptionLifetime.class);
+	private static final Log logger = LogFactory.getLog(SubscriptionLifetime.class);
 
 	private final ConcurrentHashMap<String, ChannelWaiters> channels;
 
@@ -152,7 +154,7 @@ final class SubscriptionLifetime {
 		}
 		this.channels.forEach((channel, waiters) -> {
 			if (waiters.size() > 0 && waiters.subscription().isIdle()) {
-				logger.debug("Subscribing again to {}, which has waiters", channel);
+				logger.debug(LogMessage.format("Subscribing again to %s, which has waiters", channel));
 				// Its confirmation wakes the waiters: see onSubscribed. A failure leaves
 				// it to the next sweep.
 				waiters.subscription().subscribe(current, channel);

@@ -10,7 +10,9 @@ import io.github.redislock.LockDiagnostics;
  * Gauges of a lock engine's {@link LockDiagnostics}, read when the registry is scraped:
  * <ul>
  * <li>{@code redis.lock.holds}: locks held by this instance now;</li>
- * <li>{@code redis.lock.waiters}: threads of this instance waiting for a lock now.</li>
+ * <li>{@code redis.lock.waiters}: threads of this instance waiting for a lock now;</li>
+ * <li>{@code redis.lock.releases.retried}: releases this instance tries again in the
+ * background because Redis failed; above zero while Redis is unreachable.</li>
  * </ul>
  * Nothing is counted on the lock path: each reading walks the engine's held locks or
  * subscribed channels.
@@ -37,6 +39,9 @@ public class LockEngineMetrics implements MeterBinder {
 			.register(registry);
 		Gauge.builder("redis.lock.waiters", this.diagnostics, LockDiagnostics::waiterCount)
 			.description("Threads of this instance waiting for a lock now")
+			.register(registry);
+		Gauge.builder("redis.lock.releases.retried", this.diagnostics, LockDiagnostics::retriedReleaseCount)
+			.description("Releases this instance tries again in the background because Redis failed")
 			.register(registry);
 	}
 

@@ -22,7 +22,8 @@ import io.github.redislock.test.RedisServer;
 @EnableAutoConfiguration
 @PropertySource("classpath:io/github/redislock/annotation/locked-services.properties")
 @Import({ KeyFormServicesConfiguration.class, ConcurrentServicesConfiguration.class, FailureServicesConfiguration.class,
-		NestedServicesConfiguration.class, TransactionalServicesConfiguration.class })
+		NestedServicesConfiguration.class, TransactionalServicesConfiguration.class,
+		CurrentLockServicesConfiguration.class })
 class LockedServicesConfiguration {
 
 	@Bean(destroyMethod = "close")

@@ -1,15 +1,11 @@
 package io.github.redislock.fencing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -53,33 +49,13 @@ final class FencedUpdateFuzz {
 	 * @return the violations found, empty when none
 	 */
 	List<String> run() throws Exception {
-		ExecutorService executor = Executors.newFixedThreadPool(THREADS + 1);
-		AtomicBoolean writing = new AtomicBoolean(true);
-		CountDownLatch start = new CountDownLatch(1);
 		List<SingleConnectionDataSource> connections = new ArrayList<>();
 		for (int i = 0; i <= THREADS; i++) {
 			connections.add(this.database.dataSource());
 		}
-		try {
-			List<Future<?>> writers = new ArrayList<>();
-			for (int i = 0; i < THREADS; i++) {
-				FencingHistory.Writer writer = this.history.writer(i);
-				JdbcClient jdbc = JdbcClient.create(connections.get(i));
-				writers.add(executor.submit(() -> write(writer, new FencedJdbc(jdbc), start)));
-			}
-			JdbcClient readerJdbc = JdbcClient.create(connections.get(THREADS));
-			Future<?> reader = executor.submit(() -> read(readerJdbc, writing));
-			start.countDown();
-			for (Future<?> writer : writers) {
-				writer.get(120, TimeUnit.SECONDS);
-			}
-			writing.set(false);
-			reader.get(10, TimeUnit.SECONDS);
-		}
-		finally {
-			executor.shutdownNow();
-			executor.awaitTermination(10, TimeUnit.SECONDS);
-		}
+		WritersAndReader.run(THREADS,
+				(index) -> write(this.history.writer(index), new FencedJdbc(JdbcClient.create(connections.get(index)))),
+				(writing) -> read(JdbcClient.create(connections.get(THREADS)), writing), Duration.ofSeconds(120));
 		JdbcClient jdbc = JdbcClient.create(connections.get(THREADS));
 		for (long id : this.ids) {
 			Map<String, Object> row = row(jdbc, id);
@@ -91,9 +67,7 @@ final class FencedUpdateFuzz {
 		return this.history.violations();
 	}
 
-	private Void write(FencingHistory.Writer writer, FencedJdbc fenced, CountDownLatch start)
-			throws InterruptedException {
-		start.await();
+	private void write(FencingHistory.Writer writer, FencedJdbc fenced) {
 		for (int i = 0; i < UPDATES_PER_THREAD; i++) {
 			long id = this.ids.get(writer.nextIndex(this.ids.size()));
 			long token = writer.nextToken(resource(id));
@@ -106,10 +80,9 @@ final class FencedUpdateFuzz {
 				writer.refused(resource(id), token, ex, this.table + "[id=" + id + "]");
 			}
 		}
-		return null;
 	}
 
-	private Void read(JdbcClient jdbc, AtomicBoolean writing) {
+	private void read(JdbcClient jdbc, BooleanSupplier writing) {
 		Map<Long, Long> last = new HashMap<>();
 		do {
 			for (long id : this.ids) {
@@ -127,8 +100,7 @@ final class FencedUpdateFuzz {
 				last.put(id, fence);
 			}
 		}
-		while (writing.get());
-		return null;
+		while (writing.getAsBoolean());
 	}
 
 	private Map<String, Object> row(JdbcClient jdbc, long id) {

@@ -1,15 +1,10 @@
 package io.github.redislock.fencing;
 
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -58,26 +53,7 @@ final class FencedWriteFuzz {
 	 * @return the violations found, empty when none
 	 */
 	List<String> run() throws Exception {
-		ExecutorService executor = Executors.newFixedThreadPool(THREADS + 1);
-		AtomicBoolean writing = new AtomicBoolean(true);
-		CountDownLatch start = new CountDownLatch(1);
-		try {
-			List<Future<?>> writers = new ArrayList<>();
-			for (int i = 0; i < THREADS; i++) {
-				FencingHistory.Writer writer = this.history.writer(i);
-				writers.add(executor.submit(() -> write(writer, start)));
-			}
-			Future<?> reader = executor.submit(() -> read(writing));
-			start.countDown();
-			for (Future<?> writer : writers) {
-				writer.get(60, TimeUnit.SECONDS);
-			}
-			writing.set(false);
-			reader.get(10, TimeUnit.SECONDS);
-		}
-		finally {
-			executor.shutdownNow();
-		}
+		WritersAndReader.run(THREADS, (index) -> write(this.history.writer(index)), this::read, Duration.ofSeconds(60));
 		for (int index = 0; index < this.keys.size(); index++) {
 			String key = this.keys.get(index);
 			this.history.checkEnd(key, this.redis.opsForValue().get(FenceKeys.of(key)), valueOf(index, key));
@@ -94,8 +70,7 @@ final class FencedWriteFuzz {
 		return this.history.violations();
 	}
 
-	private Void write(FencingHistory.Writer writer, CountDownLatch start) throws InterruptedException {
-		start.await();
+	private void write(FencingHistory.Writer writer) {
 		for (int i = 0; i < WRITES_PER_THREAD; i++) {
 			int index = writer.nextIndex(this.keys.size());
 			String key = this.keys.get(index);
@@ -113,10 +88,9 @@ final class FencedWriteFuzz {
 				writer.refused(key, token, ex, key);
 			}
 		}
-		return null;
 	}
 
-	private Void read(AtomicBoolean writing) {
+	private void read(BooleanSupplier writing) {
 		Map<String, Long> last = new HashMap<>();
 		do {
 			for (int index = 0; index < this.keys.size(); index++) {
@@ -135,8 +109,7 @@ final class FencedWriteFuzz {
 				last.put(key, token);
 			}
 		}
-		while (writing.get());
-		return null;
+		while (writing.getAsBoolean());
 	}
 
 	/** The value with its writer's token, or null for a counter or an unwritten value. */

@@ -16,6 +16,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockException;
+import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
@@ -130,6 +131,18 @@ class LockMetricsTests {
 		assertThat(renewals("failed")).isPositive();
 		this.proxy.pass();
 		assertThatExceptionOfType(LockException.class).isThrownBy(handle::close);
+	}
+
+	@Test
+	void releasesRetriedInTheBackgroundAreGaugedUntilRedisAnswers() {
+		this.proxy.blackhole();
+		assertThatExceptionOfType(LockAccessException.class).isThrownBy(() -> this.template.lock("order:7"));
+		// The acquisition may have run: its owner-checked release timed out too and is
+		// tried again.
+		await().atMost(TIMEOUT).until(() -> gauge("redis.lock.releases.retried") == 1);
+		this.proxy.pass();
+		await().atMost(TIMEOUT).until(() -> gauge("redis.lock.releases.retried") == 0);
+		assertThat(this.cli.get("redis-lock:{order:7}")).isNull();
 	}
 
 	private double gauge(String name) {

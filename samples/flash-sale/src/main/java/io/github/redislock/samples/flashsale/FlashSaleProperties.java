@@ -36,6 +36,13 @@ public class FlashSaleProperties {
 	 */
 	private String reportCron = DEFAULT_REPORT_CRON;
 
+	/**
+	 * Whether the demo's endpoints that hold a purchase between its read and its write
+	 * exist ({@code /products/{id}/hold}, see {@code PurchaseHoldController}). The demo
+	 * turns them on in the instances it starts.
+	 */
+	private boolean demoHooks;
+
 	public Duration getThinkTime() {
 		return this.thinkTime;
 	}
@@ -58,6 +65,14 @@ public class FlashSaleProperties {
 
 	public void setReportCron(String reportCron) {
 		this.reportCron = reportCron;
+	}
+
+	public boolean isDemoHooks() {
+		return this.demoHooks;
+	}
+
+	public void setDemoHooks(boolean demoHooks) {
+		this.demoHooks = demoHooks;
 	}
 
 }

@@ -10,11 +10,14 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.github.redislock.LockLostException;
 import io.github.redislock.LockTimeoutException;
+import io.github.redislock.StaleFencingTokenException;
 
 /**
  * The shop's HTTP API. A purchase answers {@code 200} with the item sold, {@code 409}
- * when the product is sold out and {@code 503} when the lock stayed busy.
+ * when the product is sold out or a fenced write was refused, {@code 503} when the lock
+ * stayed busy and {@code 500} when the lock expired before the purchase ended.
  *
  * @author redis-lock
  */
@@ -57,6 +60,17 @@ public class ProductController {
 	}
 
 	/**
+	 * Buy one item under the product's distributed lock, writing the stock with the
+	 * lock's fencing token.
+	 * @param id the product id
+	 * @return the purchase
+	 */
+	@PostMapping("/purchase-fenced")
+	public ResponseEntity<Purchase> purchaseFenced(@PathVariable String id) {
+		return respond(this.checkout.purchaseFenced(id));
+	}
+
+	/**
 	 * Buy one item with the same logic and no lock, to see what the lock prevents.
 	 * @param id the product id
 	 * @return the purchase
@@ -85,6 +99,28 @@ public class ProductController {
 	@ExceptionHandler
 	public ResponseEntity<String> lockBusy(LockTimeoutException ex) {
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").body(ex.getMessage());
+	}
+
+	/**
+	 * Answer {@code 409} to a purchase whose fenced write was refused: its lock expired
+	 * and a later holder wrote the product, so nothing was sold.
+	 * @param ex the exception
+	 * @return the response
+	 */
+	@ExceptionHandler
+	public ResponseEntity<String> staleWrite(StaleFencingTokenException ex) {
+		return ResponseEntity.status(HttpStatus.CONFLICT).body(ex.getMessage());
+	}
+
+	/**
+	 * Answer {@code 500} to a purchase whose lock expired before it ended: its writes
+	 * went through without protection, and may have overwritten another purchase's.
+	 * @param ex the exception
+	 * @return the response
+	 */
+	@ExceptionHandler
+	public ResponseEntity<String> lockLost(LockLostException ex) {
+		return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body(ex.getMessage());
 	}
 
 	private static ResponseEntity<Purchase> respond(Purchase purchase) {

@@ -1,6 +1,10 @@
 package io.github.redislock.samples.flashsale;
 
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -13,10 +17,14 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockOperations;
+import io.github.redislock.StaleFencingTokenException;
 import io.github.redislock.samples.flashsale.demo.LoadResult;
 import io.github.redislock.samples.flashsale.demo.PurchaseLoad;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The demo's scenario, smaller: concurrent purchases over HTTP against a real Redis.
@@ -37,6 +45,9 @@ class FlashSaleApplicationTests {
 	private Inventory inventory;
 
 	@Autowired
+	private LockOperations locks;
+
+	@Autowired
 	private ConfigurableEnvironment environment;
 
 	@DynamicPropertySource
@@ -54,6 +65,41 @@ class FlashSaleApplicationTests {
 		assertThat(result.sold()).isEqualTo(STOCK);
 		assertThat(result.rejected()).isEqualTo(PURCHASES - STOCK);
 		assertThat(this.inventory.find("locked")).hasValue(new Product("locked", 0, STOCK, STOCK));
+	}
+
+	@Test
+	void fencedPurchasesSellTheStockAndNoMore() throws InterruptedException {
+		this.inventory.restock("fenced", STOCK);
+		LoadResult result = load().run("/products/fenced/purchase-fenced", PURCHASES, () -> {
+		});
+		assertThat(result.failed()).as(result.firstFailure()).isZero();
+		assertThat(result.sold()).isEqualTo(STOCK);
+		assertThat(result.rejected()).isEqualTo(PURCHASES - STOCK);
+		assertThat(this.inventory.find("fenced")).hasValue(new Product("fenced", 0, STOCK, STOCK));
+	}
+
+	@Test
+	void fencedPurchaseWithAnOlderTokenThanTheLastWriterIsRefusedAndWritesNothing() {
+		this.inventory.restock("stale", STOCK);
+		long token;
+		try (LockHandle lock = this.locks.lock("product:stale")) {
+			token = lock.fencingToken();
+		}
+		try (LockHandle lock = this.locks.lock("product:stale")) {
+			this.inventory.purchaseFenced("stale", lock.fencingToken());
+		}
+		assertThatExceptionOfType(StaleFencingTokenException.class)
+			.isThrownBy(() -> this.inventory.purchaseFenced("stale", token));
+		assertThat(this.inventory.find("stale")).hasValue(new Product("stale", STOCK - 1, 1, STOCK));
+	}
+
+	@Test
+	void holdEndpointsAreAbsentUnlessDemoHooksAreOn() throws Exception {
+		HttpClient client = HttpClient.newHttpClient();
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + "/products/1/hold"))
+			.POST(BodyPublishers.noBody())
+			.build();
+		assertThat(client.send(request, BodyHandlers.discarding()).statusCode()).isEqualTo(404);
 	}
 
 	@Test

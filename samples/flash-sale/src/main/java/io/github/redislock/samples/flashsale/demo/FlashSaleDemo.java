@@ -22,7 +22,14 @@ import io.github.redislock.test.RedisServer;
 /**
  * The demo behind {@code --demo}: starts a Redis and two instances of the sample in two
  * JVMs, sends the same burst of concurrent purchases to both, first without the lock and
- * then with it, prints a table of the outcome and stops everything it started.
+ * then with it, then pauses the instance holding the lock past its lease
+ * ({@link PausedHolderRound}), with plain and with fenced writes, prints a table of the
+ * outcome and stops everything it started.
+ *
+ * <p>
+ * The instances run with {@code redis-lock.lease-time=2s}, a fixed lease that the pause
+ * outlives, and {@code flash-sale.demo-hooks=true}, which lets the demo hold a purchase
+ * between its read and its write.
  *
  * <p>
  * The other {@code --name=value} arguments are passed on to both instances, so
@@ -49,6 +56,8 @@ public final class FlashSaleDemo {
 
 	private static final String REPORT_CRON = "flash-sale.report-cron";
 
+	private static final String LEASE_TIME = "redis-lock.lease-time";
+
 	private final PrintStream out = System.out;
 
 	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -66,7 +75,8 @@ public final class FlashSaleDemo {
 	/**
 	 * Run the demo.
 	 * @param args the command line arguments, {@code --demo} among them
-	 * @return the exit status: {@code 0} when the locked purchases did not oversell
+	 * @return the exit status: {@code 0} when neither the locked nor the fenced purchases
+	 * oversold
 	 */
 	public static int run(String[] args) {
 		FlashSaleDemo demo = new FlashSaleDemo(properties(args));
@@ -100,14 +110,18 @@ public final class FlashSaleDemo {
 		properties.putIfAbsent("flash-sale.embedded-redis", "never");
 		// Often enough to see that one instance runs each report while the demo runs
 		properties.putIfAbsent(REPORT_CRON, "*/2 * * * * *");
+		// A fixed lease, no watchdog: the paused holder's lock expires 2 s after it was
+		// taken, rather than a watchdog lease (30 s) after the pause began
+		properties.putIfAbsent(LEASE_TIME, "2s");
+		properties.put("flash-sale.demo-hooks", "true");
 		return properties;
 	}
 
 	private int run() throws IOException, InterruptedException {
-		this.out.printf(
-				"redis-lock flash-sale demo: %,d purchases of a product with %d in stock, %d at a time,%n"
-						+ "spread over two instances of the application, first without the lock, then with it.%n%n",
-				PURCHASES, STOCK, CONCURRENCY);
+		this.out.printf("redis-lock flash-sale demo: %,d purchases of a product with %d in stock, %d at a time,%n"
+				+ "spread over two instances of the application, first without the lock, then with it;%n"
+				+ "then the instance holding the lock is paused past its lease (%d in stock), without and%n"
+				+ "with fencing.%n%n", PURCHASES, STOCK, CONCURRENCY, PausedHolderRound.STOCK);
 		this.out.println("  Redis      " + startRedis());
 		Path logs = Files.createTempDirectory("flash-sale-demo-");
 		long starting = System.nanoTime();
@@ -121,17 +135,24 @@ public final class FlashSaleDemo {
 		this.out.printf("\r  Instances  A at %s and B at %s, a JVM each, ready in %.1f s%n", uri(0), uri(1),
 				(System.nanoTime() - starting) / 1e9);
 		this.out.println("  Logs       " + logs);
+		this.out.println("  Locks      " + LEASE_TIME + "=" + this.properties.get(LEASE_TIME)
+				+ ": a fixed lease, not renewed by the watchdog");
 		this.out.println();
 		PurchaseLoad load = new PurchaseLoad(List.of(uri(0), uri(1)), CONCURRENCY);
 		warmUp(load);
 		LoadResult unsafe = round(load, "unsafe", "/purchase-unsafe");
 		LoadResult locked = round(load, "locked", "/purchase");
+		PausedHolderRound pause = new PausedHolderRound(this.out, this.client, this.instances.get(0),
+				this.instances.get(1));
+		PausedHolderResult paused = pause.run("paused", "/purchase");
+		PausedHolderResult fenced = pause.run("fenced", "/purchase-fenced");
 		this.out.println();
-		ResultTable.print(this.out, STOCK, unsafe, locked);
+		ResultTable.print(this.out, STOCK, unsafe, locked, paused, fenced, this.properties.get(LEASE_TIME));
 		this.out.println();
 		SalesReportRuns reports = SalesReportRuns.of(this.instances.stream().map(SampleInstance::log).toList());
 		this.out.println("  " + reports.describe(this.properties.get(REPORT_CRON)));
-		return (locked.oversold(STOCK) == 0 && locked.failed() == 0) ? 0 : 1;
+		boolean fencedHeld = fenced.combined().oversold(PausedHolderRound.STOCK) == 0 && fenced.heldStatus() == 409;
+		return (locked.oversold(STOCK) == 0 && locked.failed() == 0 && fencedHeld) ? 0 : 1;
 	}
 
 	private String startRedis() {

@@ -3,9 +3,10 @@ package io.github.redislock.samples.flashsale.demo;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.OptionalLong;
 
 /**
- * The demo's table of results, one row per endpoint, and what to make of them.
+ * The demo's table of results, one row per run, and what to make of them.
  *
  * @author redis-lock
  */
@@ -19,14 +20,20 @@ final class ResultTable {
 	/**
 	 * Print the table and a verdict on each row.
 	 * @param out where to print
-	 * @param stock the stock each round started with
+	 * @param stock the stock the unsafe and locked rounds started with
 	 * @param unsafe the round without the lock
 	 * @param locked the round with the lock
+	 * @param paused the paused-holder run with plain writes
+	 * @param fenced the paused-holder run with fenced writes
+	 * @param lease the locks' fixed lease, as the instances were given it
 	 */
-	static void print(PrintStream out, int stock, LoadResult unsafe, LoadResult locked) {
+	static void print(PrintStream out, int stock, LoadResult unsafe, LoadResult locked, PausedHolderResult paused,
+			PausedHolderResult fenced, String lease) {
 		out.printf(ROW, "", "sold", "oversold", "rejected", "elapsed", "p50", "p99");
 		row(out, "unsafe", stock, unsafe);
 		row(out, "locked", stock, locked);
+		row(out, "paused", PausedHolderRound.STOCK, paused.combined());
+		row(out, "fenced", PausedHolderRound.STOCK, fenced.combined());
 		out.println();
 		int oversold = unsafe.oversold(stock);
 		if (oversold > 0) {
@@ -45,8 +52,55 @@ final class ResultTable {
 			out.printf("  locked: oversold %,d. The lock failed to exclude concurrent purchases: please report it.%n",
 					locked.oversold(stock));
 		}
+		paused(out, paused, lease);
+		fenced(out, fenced);
 		notes(out, "unsafe", unsafe);
 		notes(out, "locked", locked);
+		notes(out, "paused", paused.combined());
+		notes(out, "fenced", fenced.combined());
+	}
+
+	private static void paused(PrintStream out, PausedHolderResult paused, String lease) {
+		int stock = PausedHolderRound.STOCK;
+		int oversold = paused.combined().oversold(stock);
+		out.printf(
+				"  paused: A held product:1 and had read stock %d when its JVM was stopped (SIGSTOP) past the%n"
+						+ "          lock's %s lease. B took the lock and sold %d; A, resumed, wrote back stock %d.%n",
+				stock, lease, paused.whilePaused().sold(), stock - 1);
+		String answer = switch (paused.heldStatus()) {
+			case 500 -> "Its release then found the lock lost (HTTP 500): too late, the write had landed.";
+			case 200 -> "It answered HTTP 200: nothing told it that the lock had gone.";
+			default -> "It answered HTTP " + paused.heldStatus() + ": " + paused.heldBody();
+		};
+		out.printf("          %s%n", answer);
+		if (oversold > 0) {
+			out.printf("          %,d items sold that did not exist: the lock alone cannot stop a paused holder.%n",
+					oversold);
+		}
+		else {
+			out.printf("          Oversold 0 this time, against the odds: the stale write should have oversold.%n");
+		}
+	}
+
+	private static void fenced(PrintStream out, PausedHolderResult fenced) {
+		int oversold = fenced.combined().oversold(PausedHolderRound.STOCK);
+		if (oversold == 0 && fenced.heldStatus() == 409) {
+			out.printf(
+					"  fenced: oversold 0. The same pause, the stock written with the lock's fencing token: Redis%n"
+							+ "          refused A's write (StaleFencingTokenException, HTTP 409), its token %s%n"
+							+ "          lower than B's %s.%n",
+					token(fenced.heldToken()), token(fenced.highestToken()));
+		}
+		else {
+			out.printf(
+					"  fenced: oversold %,d, and A's purchase answered HTTP %d: %s%n"
+							+ "          Fencing failed to refuse the stale write: please report it.%n",
+					oversold, fenced.heldStatus(), fenced.heldBody());
+		}
+	}
+
+	private static String token(OptionalLong token) {
+		return token.isPresent() ? Long.toString(token.getAsLong()) : "?";
 	}
 
 	private static void row(PrintStream out, String label, int stock, LoadResult result) {

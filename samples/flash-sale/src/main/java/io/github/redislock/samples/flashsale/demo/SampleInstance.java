@@ -181,6 +181,40 @@ final class SampleInstance implements AutoCloseable {
 	}
 
 	/**
+	 * Stop the instance's JVM with {@code SIGSTOP}, as a long GC pause or a suspended VM
+	 * would: it runs no code, renews nothing and answers nothing until {@link #resume()}.
+	 */
+	void pause() {
+		signal("STOP");
+	}
+
+	/**
+	 * Continue the instance's JVM with {@code SIGCONT} after {@link #pause()}.
+	 */
+	void resume() {
+		signal("CONT");
+	}
+
+	private void signal(String signal) {
+		String[] command = { "kill", "-" + signal, Long.toString(this.process.pid()) };
+		try {
+			Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+			String output = new String(kill.getInputStream().readAllBytes(), Charset.defaultCharset());
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException(
+						"Could not send SIG" + signal + " to instance " + this.name + ": " + output.trim());
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not run " + String.join(" ", command), ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while sending SIG" + signal, ex);
+		}
+	}
+
+	/**
 	 * Kill the instance at once, for a demo interrupted with Ctrl-C.
 	 */
 	void kill() {
