@@ -23,6 +23,13 @@ import org.jspecify.annotations.Nullable;
 public interface LockEngine extends AutoCloseable {
 
 	/**
+	 * How long {@link #close()} lets holders finish before it releases their locks: 5
+	 * seconds. In a Spring application the context's shutdown phase sets it instead
+	 * ({@code spring.lifecycle.timeout-per-shutdown-phase}).
+	 */
+	Duration CLOSE_GRACE = Duration.ofSeconds(5);
+
+	/**
 	 * Return the options this engine runs with: key prefix, default wait and lease,
 	 * watchdog and replication settings.
 	 * @return the options
@@ -56,9 +63,36 @@ public interface LockEngine extends AutoCloseable {
 	LockDiagnostics diagnostics();
 
 	/**
-	 * Stop renewing and waiting, and close the engine's connections. Locks still held
-	 * expire at the end of their lease; waiters give up at their next wake-up. Calling it
-	 * again has no effect.
+	 * Return how long the lock of the given name is still held for, by anyone anywhere:
+	 * an exclusive or fair lock, or either side of a read/write lock. One round trip; the
+	 * answer may be stale the moment it returns.
+	 * @param key the lock name
+	 * @return the lease left (of the longest of a read lock's holders), or {@code null}
+	 * when the lock is free; {@link java.time.temporal.ChronoUnit#FOREVER}'s duration for
+	 * a key without expiry, which only a hand-made key has
+	 * @throws LockAccessException when Redis failed
+	 */
+	@Nullable Duration remainingLease(String key);
+
+	/**
+	 * Shut down gracefully, then {@linkplain #close() close}. From the call on, every
+	 * acquisition fails with a {@link LockShutdownException}, and every thread waiting
+	 * for a lock is woken with one, its place in a fair queue or its writer intent
+	 * withdrawn. Threads that hold locks get up to the grace time to release them; locks
+	 * still held then are released in Redis, so that other instances get them at once,
+	 * and logged in one warning naming them; their holders find them lost
+	 * ({@link LockHandle#isHeld()} is false, and {@link LockHandle#close()} throws
+	 * {@link LockLostException}). Returns when done; a call made while another runs waits
+	 * for it to end, and a later one returns at once.
+	 * @param grace how long holders have to release their locks; {@link Duration#ZERO}
+	 * releases them at once
+	 */
+	void shutdown(Duration grace);
+
+	/**
+	 * Shut down gracefully, as {@link #shutdown(Duration)}, with a grace of
+	 * {@link #CLOSE_GRACE}, and close the engine's connections. Calling it again has no
+	 * effect.
 	 */
 	@Override
 	void close();

@@ -1,5 +1,7 @@
 package io.github.redislock;
 
+import java.time.Duration;
+
 /**
  * One acquisition of a lock, released by {@link #close()}, typically in
  * try-with-resources:
@@ -42,6 +44,29 @@ public interface LockHandle extends AutoCloseable {
 	 * @return whether the lock is held
 	 */
 	boolean isHeld();
+
+	/**
+	 * Set the lease of this lock to the given time from now, in Redis, checked against
+	 * the owner in one script; the fencing token stays the same. For a lock acquired with
+	 * a fixed lease ({@link LockRequest#leaseTime(Duration)}) whose work runs longer than
+	 * planned: it may be called again before each lease runs out. Prefer the watchdog (no
+	 * lease time) when the length of the work is unknown: it renews the lease for as long
+	 * as the lock is held and lets it expire soon after this JVM dies, whereas an
+	 * extended lease outlives a crash for its whole length.
+	 * <p>
+	 * On a lock the watchdog renews, the lease is set once: the watchdog keeps renewing,
+	 * and its next renewal sets the lease back to the watchdog's length. A lock held by
+	 * several reentrant handles has one lease, which any of them extends.
+	 * @param leaseTime the new lease, counted from now; may be shorter than the current
+	 * one
+	 * @throws IllegalArgumentException when the lease time is zero or negative
+	 * @throws IllegalStateException when this handle was closed
+	 * @throws LockLostException when the lock was already lost: its lease ran out, or
+	 * another owner holds it
+	 * @throws LockAccessException when Redis failed; the lease is then as it was, or
+	 * extended if Redis ran the script before failing
+	 */
+	void extend(Duration leaseTime);
 
 	/**
 	 * Release this hold. The lock is released in Redis, and a waiter is woken, when the

@@ -25,6 +25,17 @@ public class LockLostException extends LockException {
 	}
 
 	/**
+	 * Create an exception for a lock that was taken from its holder, with the reason.
+	 * @param key the lock name
+	 * @param fencingToken the fencing token of the lost grant
+	 * @param message why the lock was lost and what to do
+	 */
+	public LockLostException(String key, long fencingToken, String message) {
+		super(key, message);
+		this.fencingToken = fencingToken;
+	}
+
+	/**
 	 * Return the fencing token of the grant that was lost.
 	 * @return the fencing token
 	 */

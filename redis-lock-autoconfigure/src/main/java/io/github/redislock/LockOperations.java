@@ -150,6 +150,34 @@ public interface LockOperations {
 	LockHandle lock(LockRequest request);
 
 	/**
+	 * Return whether the lock of the given name is held now, by anyone anywhere: an
+	 * exclusive or fair lock, or a read/write lock by a reader or a writer. One round
+	 * trip.
+	 * <p>
+	 * The answer may be stale the moment it returns: the lock may be released or taken
+	 * right after. Use it for monitoring and tests, never to decide whether to do the
+	 * work the lock protects: for that, {@link #tryLock(String, Duration)} with
+	 * {@link Duration#ZERO} makes the check and takes the lock at once.
+	 * @param key the lock name
+	 * @return whether the lock is held
+	 * @throws LockAccessException when Redis failed
+	 */
+	default boolean isLocked(String key) {
+		return remainingLease(key).isPresent();
+	}
+
+	/**
+	 * Return how long the lock of the given name is still held for, by anyone anywhere;
+	 * for a read lock held by several readers, the longest of their leases. One round
+	 * trip; stale the moment it returns, as {@link #isLocked(String)}. A lock the
+	 * watchdog renews shows what is left until its next renewal.
+	 * @param key the lock name
+	 * @return the lease left, or empty when the lock is free
+	 * @throws LockAccessException when Redis failed
+	 */
+	Optional<Duration> remainingLease(String key);
+
+	/**
 	 * Acquire several locks, one after another in the order given, within one wait
 	 * budget: the first request's wait time, which each later lock shares, waiting only
 	 * for what the earlier ones left of it (their own wait times are not read). When the

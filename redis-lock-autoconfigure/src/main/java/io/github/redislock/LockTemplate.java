@@ -82,6 +82,11 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 		return OrderedAcquisition.lockAll(this, requests, waitTime(requests.get(0)));
 	}
 
+	@Override
+	public Optional<Duration> remainingLease(String key) {
+		return Optional.ofNullable(this.engine.remainingLease(key));
+	}
+
 	private Duration waitTime(LockRequest request) {
 		@Nullable Duration waitTime = request.waitTime();
 		return (waitTime != null) ? waitTime : options().waitTime();
@@ -96,8 +101,24 @@ public class LockTemplate implements LockOperations, AutoCloseable {
 	}
 
 	/**
-	 * Close the engine: stop the watchdog and close the subscription connection. Locks
-	 * still held expire at the end of their lease. Calling it again has no effect.
+	 * Shut the engine down gracefully, letting holders finish for up to the given time,
+	 * and close it: see {@link LockEngine#shutdown(Duration)}. New acquisitions and
+	 * waiting threads fail with a {@link LockShutdownException} from the call on; locks
+	 * still held when the grace ends are released in Redis. Calling it again, or
+	 * {@link #close()}, has no effect.
+	 * @param grace how long holders have to release their locks
+	 */
+	public void shutdown(Duration grace) {
+		this.engine.shutdown(grace);
+	}
+
+	/**
+	 * Shut the engine down gracefully and close it, as {@link #shutdown(Duration)} with a
+	 * grace of {@link LockEngine#CLOSE_GRACE} (5 seconds): from the call on, acquisitions
+	 * and waiting threads fail with a {@link LockShutdownException}; holders get the
+	 * grace to release, and locks still held then are released in Redis, so that other
+	 * instances get them at once. In a Spring application the context does this when it
+	 * closes, within its shutdown phase. Calling it again has no effect.
 	 */
 	@Override
 	public void close() {

@@ -186,6 +186,11 @@ class LockGroupTests {
 			return this.delegate.lock(request);
 		}
 
+		@Override
+		public Optional<Duration> remainingLease(String key) {
+			return this.delegate.remainingLease(key);
+		}
+
 	}
 
 }

@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.SearchStrategy;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -57,6 +58,12 @@ import io.github.redislock.engine.RedisLockEngine;
  * Micrometer ones that {@code RedisLockObservationAutoConfiguration} and
  * {@code RedisLockMetricsAutoConfiguration} provide; with none, it observes nothing and
  * costs nothing for it.
+ *
+ * <p>
+ * When the context closes, {@code LockEngineShutdownLifecycle} shuts the engine down
+ * before the Redis connection factory stops: new acquisitions and waiting threads fail,
+ * holders get the shutdown phase's time to finish, and locks still held then are released
+ * in Redis.
  * @author redis-lock
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
@@ -66,6 +73,9 @@ import io.github.redislock.engine.RedisLockEngine;
 public final class RedisLockAutoConfiguration {
 
 	private static final String PREFIX = "redis-lock.";
+
+	/** Spring Boot's default {@code spring.lifecycle.timeout-per-shutdown-phase}. */
+	private static final Duration DEFAULT_PHASE_TIMEOUT = Duration.ofSeconds(30);
 
 	@Bean
 	@ConditionalOnMissingBean(LockEngine.class)
@@ -82,6 +92,19 @@ public final class RedisLockAutoConfiguration {
 	@ConditionalOnSingleCandidate(LockEngine.class)
 	LockTemplate lockTemplate(LockEngine lockEngine) {
 		return new LockTemplate(lockEngine);
+	}
+
+	/**
+	 * Shuts the engine down gracefully as the context closes, within the shutdown phase's
+	 * time ({@code spring.lifecycle.timeout-per-shutdown-phase}, 30 seconds by default).
+	 */
+	@Bean
+	@ConditionalOnSingleCandidate(LockEngine.class)
+	LockEngineShutdownLifecycle redisLockShutdownLifecycle(LockEngine lockEngine, Environment environment) {
+		Duration phaseTimeout = Binder.get(environment)
+			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+			.orElse(DEFAULT_PHASE_TIMEOUT);
+		return new LockEngineShutdownLifecycle(lockEngine, phaseTimeout);
 	}
 
 	@Bean

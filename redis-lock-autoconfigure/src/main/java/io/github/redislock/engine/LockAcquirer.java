@@ -45,9 +45,12 @@ final class LockAcquirer {
 
 	private final @Nullable LockObserver observer;
 
+	private final EngineShutdown shutdown;
+
 	LockAcquirer(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalHolds holds,
 			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockWaiting waiting,
-			@Nullable LockObserver observer) {
+			@Nullable LockObserver observer, EngineShutdown shutdown) {
+		this.shutdown = shutdown;
 		this.options = options;
 		this.tokens = tokens;
 		this.scripts = scripts;
@@ -62,10 +65,12 @@ final class LockAcquirer {
 	 * Acquire a lock, waiting up to the wait time.
 	 * @return the calling thread's hold, or {@code null} when the lock stayed held by
 	 * another owner
+	 * @throws io.github.redislock.LockShutdownException when the engine shuts down
 	 * @see RedisLockEngine#acquire(String, String, LockKind, Duration, Duration, boolean)
 	 */
 	@Nullable LockHold acquire(String key, @Nullable String name, LockKind kind, Duration waitTime, @Nullable Duration leaseTime,
 			boolean reentrant) {
+		this.shutdown.check(key);
 		if (Thread.currentThread().isInterrupted()) {
 			// As java.util.concurrent's interruptible waits: an interrupt ends them at
 			// once, without a command sent for an acquisition nobody would use.

@@ -174,8 +174,16 @@ abstract class LockKind {
 	 * does.
 	 */
 	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
-		return ScriptCall.of(RENEW, List.of(keys.lockKey(lease.key())), lease.owner(),
-				Long.toString(lease.leaseMillis()));
+		return renewCall(keys, lease, lease.leaseMillis());
+	}
+
+	/**
+	 * The call of the renew script that sets a lease to the given length from now, for an
+	 * explicit extension, replying as {@link #renewCall(LockKeys, LockLease)}: by default
+	 * {@code renew.lua} on the lock key.
+	 */
+	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis) {
+		return ScriptCall.of(RENEW, List.of(keys.lockKey(lease.key())), lease.owner(), Long.toString(leaseMillis));
 	}
 
 	/**

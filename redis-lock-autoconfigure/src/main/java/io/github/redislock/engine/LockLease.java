@@ -28,6 +28,17 @@ final class LockLease {
 
 	private volatile boolean lost;
 
+	/** Whether the engine released the lease in Redis as it shut down. */
+	private volatile boolean revoked;
+
+	/**
+	 * System.nanoTime() when the last extension was sent: renewals sent before it are not
+	 * counted, since Redis may have run them before the extension.
+	 */
+	private long extendedAtNanos;
+
+	private boolean extended;
+
 	/** The hold the lease belongs to now: the latest one it was handed to. */
 	private volatile @Nullable LockHold hold;
 
@@ -92,10 +103,42 @@ final class LockLease {
 	 * to a later renewal moved it further already.
 	 */
 	synchronized void renewed(long requestedAtNanos) {
+		if (this.extended && requestedAtNanos - this.extendedAtNanos < 0) {
+			return;
+		}
 		long expiresAt = requestedAtNanos + this.leaseMillis * 1_000_000;
 		if (expiresAt - this.expiresAtNanos > 0) {
 			this.expiresAtNanos = expiresAt;
 		}
+	}
+
+	/**
+	 * Move the expiry to the end of a lease explicitly extended at the given time,
+	 * earlier than before if the new lease is shorter. The estimate never exceeds what
+	 * the next watchdog renewal of a renewed lease leaves, since that renewal sets the
+	 * lease back to the watchdog's length.
+	 */
+	synchronized void extended(long requestedAtNanos, long millis) {
+		long counted = this.renewed ? Math.min(millis, this.leaseMillis) : millis;
+		this.expiresAtNanos = requestedAtNanos + counted * 1_000_000;
+		this.extendedAtNanos = requestedAtNanos;
+		this.extended = true;
+	}
+
+	/**
+	 * Mark the lease released by the engine's shutdown, and so lost to its holder.
+	 * @return whether this call changed it
+	 */
+	synchronized boolean revoke() {
+		boolean changed = !this.revoked;
+		this.revoked = true;
+		this.lost = true;
+		return changed;
+	}
+
+	/** Whether the engine released the lease as it shut down. */
+	boolean isRevoked() {
+		return this.revoked;
 	}
 
 	boolean isLost() {

@@ -1,6 +1,7 @@
 package io.github.redislock.engine;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
@@ -56,6 +57,8 @@ final class LockReleaser {
 
 	private final @Nullable LockObserver observer;
 
+	private final AtomicInteger releasing = new AtomicInteger();
+
 	LockReleaser(LockScripts scripts, LocalHolds holds, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
 			LocalHandOver handOver, BackgroundReleases backgroundReleases, @Nullable LockObserver observer) {
 		this.scripts = scripts;
@@ -81,6 +84,29 @@ final class LockReleaser {
 			return;
 		}
 		LockLease lease = hold.lease();
+		if (lease.isRevoked()) {
+			LockLostException lost = revokedException(hold);
+			observeRelease(hold, ReleaseOutcome.LOST, lost);
+			throw lost;
+		}
+		this.releasing.incrementAndGet();
+		try {
+			releaseLast(hold, lease);
+		}
+		finally {
+			this.releasing.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Number of releases under way: the hold has left {@link LocalHolds} but the script
+	 * may not have answered yet, so a shutdown must not close the connection.
+	 */
+	int releasesInFlight() {
+		return this.releasing.get();
+	}
+
+	private void releaseLast(LockHold hold, LockLease lease) {
 		LockKind kind = lease.kind();
 		String channel = kind.channel(this.scripts.keys(), hold.key());
 		if (this.handOver.handOver(hold, channel)) {
@@ -115,6 +141,39 @@ final class LockReleaser {
 			throw lost;
 		}
 		observeRelease(hold, ReleaseOutcome.RELEASED, null);
+	}
+
+	/**
+	 * Release a hold in Redis as the engine shuts down, while its holder still runs: it
+	 * finds the lock lost. A failure is logged; the lock then expires with its lease.
+	 * @return whether the lease was released by this call
+	 */
+	boolean revoke(LockHold hold) {
+		LockLease lease = hold.lease();
+		if (!lease.revoke()) {
+			return false;
+		}
+		this.holds.released(hold);
+		this.watchdog.unwatch(lease);
+		if (this.observer != null) {
+			this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
+		}
+		try {
+			releaseInRedis(lease.kind(), hold);
+		}
+		catch (RuntimeException ex) {
+			logger.warn(LogMessage.format(
+					"Could not release lock '%s' as the engine shut down; it expires with its lease", hold.key()), ex);
+		}
+		return true;
+	}
+
+	private static LockLostException revokedException(LockHold hold) {
+		return new LockLostException(hold.key(), hold.fencingToken(), "Lock '" + hold.key() + "' (fencing token "
+				+ hold.fencingToken() + ") was released while held, because the application shut down and its holder "
+				+ "did not finish within the grace time, so the work done under it may have overlapped with another "
+				+ "owner; finish or stop the work within spring.lifecycle.timeout-per-shutdown-phase (or the grace "
+				+ "given to LockTemplate.shutdown)");
 	}
 
 	/**

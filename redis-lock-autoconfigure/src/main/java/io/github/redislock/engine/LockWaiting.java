@@ -51,8 +51,11 @@ final class LockWaiting {
 
 	private final LockReleaser releaser;
 
+	private final EngineShutdown shutdown;
+
 	LockWaiting(LockScripts scripts, LocalHolds holds, ReleaseSubscriptions subscriptions, AcquireAttempts attempts,
-			EagerAcquisitions eager, LockReleaser releaser) {
+			EagerAcquisitions eager, LockReleaser releaser, EngineShutdown shutdown) {
+		this.shutdown = shutdown;
 		this.scripts = scripts;
 		this.holds = holds;
 		this.subscriptions = subscriptions;
@@ -66,6 +69,7 @@ final class LockWaiting {
 	 * @return the hold, or {@code null} when the wait time ran out
 	 * @throws LockAccessException when Redis failed
 	 * @throws LockInterruptedException when interrupted
+	 * @throws io.github.redislock.LockShutdownException when the engine shuts down
 	 */
 	@Nullable LockHold await(Acquisition acquisition) {
 		LockKind kind = acquisition.kind();
@@ -85,6 +89,9 @@ final class LockWaiting {
 		LockHold hold = null;
 		try {
 			while (true) {
+				// Before a hand-over is taken: the leaving waiter passes it on, so that a
+				// shutdown wakes every waiter with the same answer.
+				this.shutdown.check(acquisition.key());
 				hold = waiter.takeHandoff();
 				if (hold != null) {
 					return hold;

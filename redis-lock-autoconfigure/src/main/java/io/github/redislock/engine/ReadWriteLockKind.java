@@ -78,9 +78,9 @@ abstract class ReadWriteLockKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
+	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis) {
 		return ScriptCall.of(this.renew, List.of(readWriteKey(keys, lease.key())), lease.owner(),
-				Long.toString(lease.leaseMillis()));
+				Long.toString(leaseMillis));
 	}
 
 	@Override

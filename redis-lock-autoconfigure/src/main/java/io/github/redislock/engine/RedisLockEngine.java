@@ -1,10 +1,16 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.log.LogMessage;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -40,6 +46,12 @@ import io.github.redislock.LockRules;
  * waiters of that name in this JVM) and no command while it sleeps.
  *
  * <p>
+ * {@link #shutdown(Duration)} (and {@link #close()}) refuse new acquisitions, wake the
+ * waiters, give holders a grace time and release what is still held
+ * ({@link EngineShutdown}); {@link RedisLockHandle#extend(Duration)} sets a lease by its
+ * kind's renew script ({@link LeaseExtensions}).
+ *
+ * <p>
  * Needs a Lettuce connection factory: the release subscription relies on Lettuce
  * subscribing without blocking the calling thread.
  *
@@ -53,6 +65,17 @@ public final class RedisLockEngine implements LockEngine {
 
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
+
+	/**
+	 * How long a shutdown waits, after releasing what was still held, for waiters that
+	 * are in a Redis command to leave and for releases under way to end.
+	 */
+	private static final Duration WAITERS_LEAVE = Duration.ofMillis(500);
+
+	/** How many keys the shutdown's warning names at most. */
+	private static final int KEYS_NAMED = 50;
+
+	private static final Log logger = LogFactory.getLog(RedisLockEngine.class);
 
 	private final LockOptions options;
 
@@ -74,6 +97,10 @@ public final class RedisLockEngine implements LockEngine {
 	private final LockReleaser releaser;
 
 	private final RedisLockDiagnostics diagnostics;
+
+	private final LeaseExtensions extensions;
+
+	private final EngineShutdown shutdown = new EngineShutdown();
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -140,9 +167,10 @@ public final class RedisLockEngine implements LockEngine {
 				new AsyncAcquirer(this.scripts.commands()), this.subscriptions, grants, backgroundReleases,
 				this.releaser, this.housekeeping);
 		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, attempts, eager,
-				this.releaser);
+				this.releaser, this.shutdown);
 		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
-				waiting, guarded);
+				waiting, guarded, this.shutdown);
+		this.extensions = new LeaseExtensions(this.scripts, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, backgroundReleases,
 				this.keys);
 	}
@@ -197,18 +225,117 @@ public final class RedisLockEngine implements LockEngine {
 		this.releaser.release(hold);
 	}
 
+	/**
+	 * Set a hold's lease to the given length from now.
+	 * @throws LockLostException when the lock was lost
+	 * @throws LockAccessException when Redis failed
+	 */
+	void extend(LockHold hold, Duration leaseTime) {
+		this.extensions.extend(hold, leaseTime);
+	}
+
+	@Override
+	public @Nullable Duration remainingLease(String key) {
+		long left;
+		try {
+			left = this.scripts.leaseLeft(key);
+		}
+		catch (RuntimeException ex) {
+			throw new LockAccessException(key, "read the lease of", ex);
+		}
+		if (left == -1) {
+			return ChronoUnit.FOREVER.getDuration();
+		}
+		return (left >= 0) ? Duration.ofMillis(left) : null;
+	}
+
 	@Override
 	public LockDiagnostics diagnostics() {
 		return this.diagnostics;
 	}
 
 	/**
-	 * Stop renewing and close the subscription connection. Locks still held expire at the
-	 * end of their lease; waiters give up at their next wake-up. Calling it again has no
-	 * effect: a template and the application context may both close the engine.
+	 * {@inheritDoc}
+	 * <p>
+	 * Runs on the calling thread; the Spring auto-configuration calls it from its
+	 * shutdown phase with that phase's time.
+	 */
+	@Override
+	public void shutdown(Duration grace) {
+		if (!this.shutdown.begin()) {
+			return;
+		}
+		try {
+			this.subscriptions.wakeAll();
+			EngineShutdown.await(
+					() -> !anyHeld() && this.releaser.releasesInFlight() == 0 && this.subscriptions.waiterCount() == 0,
+					grace);
+			releaseRemaining(grace);
+			// Waiters still in a Redis command leave once it answers, and releases under
+			// way end: both need the connection.
+			EngineShutdown.await(() -> this.subscriptions.waiterCount() == 0 && this.releaser.releasesInFlight() == 0,
+					WAITERS_LEAVE);
+		}
+		finally {
+			closeConnections();
+			this.shutdown.done();
+		}
+	}
+
+	/**
+	 * Whether a hold is still held: one whose lock was found lost protects nothing, so
+	 * the shutdown does not wait for its holder to notice.
+	 */
+	private boolean anyHeld() {
+		for (LockHold hold : this.holds.all()) {
+			if (hold.isHeld()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Release every hold left, and name those still held in a warning. A hold found lost
+	 * is released too, quietly: its lease may yet be alive in Redis when only this JVM's
+	 * estimate of it passed.
+	 */
+	private void releaseRemaining(Duration grace) {
+		List<String> released = new ArrayList<>();
+		for (LockHold hold : List.copyOf(this.holds.all())) {
+			boolean held = hold.isHeld();
+			if (this.releaser.revoke(hold) && held) {
+				released.add(hold.key());
+			}
+		}
+		if (!released.isEmpty()) {
+			logger.warn(LogMessage.format("redis-lock shut down while %s lock(s) were still held after a grace of %s: "
+					+ "released them in Redis, so that other instances get them now, and their holders find them lost: "
+					+ "%s. Let the work under locks finish within spring.lifecycle.timeout-per-shutdown-phase, or stop "
+					+ "it sooner", released.size(), grace, named(released)));
+		}
+	}
+
+	/** The keys for a log line: the first of them when there are many. */
+	private static String named(List<String> keys) {
+		if (keys.size() <= KEYS_NAMED) {
+			return String.join(", ", keys);
+		}
+		return String.join(", ", keys.subList(0, KEYS_NAMED)) + " and " + (keys.size() - KEYS_NAMED) + " more";
+	}
+
+	/**
+	 * Shut down with a grace of {@link #CLOSE_GRACE}, then stop renewing and close the
+	 * connections. Calling it again has no effect: a template and the application context
+	 * may both close the engine.
 	 */
 	@Override
 	public void close() {
+		shutdown(CLOSE_GRACE);
+		closeConnections();
+	}
+
+	private void closeConnections() {
 		if (!this.closed.compareAndSet(false, true)) {
 			return;
 		}

@@ -1,5 +1,6 @@
 package io.github.redislock.engine;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.LockHandle;
@@ -36,6 +37,15 @@ final class RedisLockHandle implements LockHandle {
 	@Override
 	public boolean isHeld() {
 		return !this.closed.get() && this.hold.isHeld();
+	}
+
+	@Override
+	public void extend(Duration leaseTime) {
+		if (this.closed.get()) {
+			throw new IllegalStateException("The handle of lock '" + key()
+					+ "' was closed, so its lease can no longer be extended; extend before closing");
+		}
+		this.engine.extend(this.hold, leaseTime);
 	}
 
 	@Override

@@ -247,6 +247,11 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		return this.lifetime.status();
 	}
 
+	/** Wake every waiter of every channel, as the engine starts to shut down. */
+	void wakeAll() {
+		this.channels.values().forEach(ChannelWaiters::signalAll);
+	}
+
 	/** Close the subscription connection, and wake every waiter, which gives up. */
 	@Override
 	public void close() {

@@ -1,4 +1,5 @@
--- Extends the lease of a lock the caller still owns.
+-- Extends the lease of a lock the caller still owns: run by the watchdog, and by LockHandle.extend with the lease
+-- it asks for.
 -- KEYS[1]  the lock key
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  new lease in milliseconds

@@ -1,4 +1,5 @@
 -- Extends the lease of the caller's side of a read/write lock while it still holds it.
+-- Run by the watchdog, and by LockHandle.extend with the lease it asks for, which may be shorter.
 -- KEYS[1]  the holders, as in rw-acquire.lua
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  new lease in milliseconds

@@ -1,6 +1,7 @@
 package io.github.redislock.annotation;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -178,6 +179,11 @@ class DistributedLockBeanPostProcessorTests {
 		}
 
 		@Override
+		public Optional<Duration> remainingLease(String key) {
+			return this.delegate.remainingLease(key);
+		}
+
+		@Override
 		public LockHandle lock(LockRequest request) {
 			LockHandle handle = this.delegate.lock(request);
 			this.events.add("lock " + request.key());
@@ -196,6 +202,11 @@ class DistributedLockBeanPostProcessorTests {
 				@Override
 				public boolean isHeld() {
 					return handle.isHeld();
+				}
+
+				@Override
+				public void extend(Duration leaseTime) {
+					handle.extend(leaseTime);
 				}
 
 				@Override

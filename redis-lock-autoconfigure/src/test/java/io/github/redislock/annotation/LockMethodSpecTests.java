@@ -248,6 +248,11 @@ class LockMethodSpecTests {
 		}
 
 		@Override
+		public Optional<Duration> remainingLease(String key) {
+			throw new UnsupportedOperationException("the interceptor locks with lock(LockRequest)");
+		}
+
+		@Override
 		public LockHandle lock(LockRequest request) {
 			this.requests.add(request);
 			return new LockHandle() {
@@ -265,6 +270,10 @@ class LockMethodSpecTests {
 				@Override
 				public boolean isHeld() {
 					return true;
+				}
+
+				@Override
+				public void extend(Duration leaseTime) {
 				}
 
 				@Override

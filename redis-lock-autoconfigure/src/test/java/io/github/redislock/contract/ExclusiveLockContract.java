@@ -3,6 +3,7 @@ package io.github.redislock.contract;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -11,6 +12,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
+import io.github.redislock.LockShutdownException;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.LockTimeoutException;
 import io.github.redislock.engine.RedisLockEngine;
@@ -274,18 +276,33 @@ interface ExclusiveLockContract extends LockContract {
 	}
 
 	@Test
-	default void closingTheTemplateClosesItsEngineAndClosingEitherAgainHasNoEffect() {
+	default void closingTheTemplateShutsItsEngineDownAndClosingEitherAgainHasNoEffect() throws Exception {
 		RedisLockEngine engine = new RedisLockEngine(locks().connectionFactory());
 		LockTemplate template = new LockTemplate(engine);
 		LockHandle held = template.lock("order:1");
+		// The holder finishes within the grace, once the shutdown refuses new locks.
+		Future<?> holder = executor().submit(() -> {
+			await().atMost(Duration.ofSeconds(2))
+				.until(() -> isRefused(() -> template.tryLock("order:1", Duration.ZERO)));
+			held.close();
+		});
 		template.close();
+		holder.get(1, TimeUnit.SECONDS);
 		assertThatNoException().isThrownBy(() -> {
 			engine.close();
 			template.close();
 		});
-		// Left to expire with its lease.
-		assertThat(held.fencingToken()).isPositive();
-		assertThat(locks().cli("order:1").pttl("redis-lock:{order:1}")).isPositive();
+		assertThat(locks().cli("order:1").pttl("redis-lock:{order:1}")).isEqualTo(-2);
+	}
+
+	private static boolean isRefused(Runnable acquisition) {
+		try {
+			acquisition.run();
+			return false;
+		}
+		catch (LockShutdownException ex) {
+			return true;
+		}
 	}
 
 }

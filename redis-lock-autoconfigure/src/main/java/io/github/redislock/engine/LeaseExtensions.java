@@ -1,0 +1,77 @@
+package io.github.redislock.engine;
+
+import java.time.Duration;
+
+import io.lettuce.core.RedisCommandInterruptedException;
+import org.jspecify.annotations.Nullable;
+
+import io.github.redislock.LockAccessException;
+import io.github.redislock.LockInterruptedException;
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockObserver;
+
+/**
+ * Explicit extensions of a lease ({@code LockHandle.extend}): the kind's renew script,
+ * owner-checked, with the requested length instead of the lease's own, so that the
+ * fencing token and the grant stay as they are.
+ *
+ * <p>
+ * The local estimate of the lease's expiry follows the extension, shorter or longer, as
+ * counted from when the script was sent. For a lease the watchdog renews, the estimate
+ * counts no more than the watchdog's lease, which its next renewal sets again; and
+ * renewals sent before the extension no longer count, since Redis may have run them first
+ * ({@link LockLease#extended}). Running the script twice (a replay after a reconnect)
+ * sets the same lease a little later: harmless.
+ *
+ * @author redis-lock
+ */
+final class LeaseExtensions {
+
+	private final LockScripts scripts;
+
+	private final @Nullable LockObserver observer;
+
+	LeaseExtensions(LockScripts scripts, @Nullable LockObserver observer) {
+		this.scripts = scripts;
+		this.observer = observer;
+	}
+
+	/**
+	 * Set the hold's lease to the given length from now.
+	 * @throws IllegalArgumentException when the length is not positive
+	 * @throws LockLostException when the lock was lost
+	 * @throws LockAccessException when Redis failed
+	 */
+	void extend(LockHold hold, Duration leaseTime) {
+		if (leaseTime.isZero() || leaseTime.isNegative()) {
+			throw new IllegalArgumentException(
+					"The lease time to extend lock '" + hold.key() + "' by must be positive, but was " + leaseTime);
+		}
+		LockLease lease = hold.lease();
+		if (lease.isLost()) {
+			throw new LockLostException(hold.key(), hold.fencingToken());
+		}
+		// A lease of 0 ms would delete the key at once.
+		long millis = Math.max(1, Durations.millis(leaseTime));
+		long sentAt = System.nanoTime();
+		Long reply;
+		try {
+			reply = this.scripts.execute(lease.kind().renewCall(this.scripts.keys(), lease, millis));
+		}
+		catch (RedisCommandInterruptedException ex) {
+			throw new LockInterruptedException(hold.key(),
+					new InterruptedException("Interrupted while extending the lease"));
+		}
+		catch (RuntimeException ex) {
+			throw new LockAccessException(hold.key(), "extend the lease of", ex);
+		}
+		if (!LockScripts.isRenewed(reply)) {
+			if (lease.markLost() && this.observer != null) {
+				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
+			}
+			throw new LockLostException(hold.key(), hold.fencingToken());
+		}
+		lease.extended(sentAt, millis);
+	}
+
+}
