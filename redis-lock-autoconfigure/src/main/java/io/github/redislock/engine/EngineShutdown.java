@@ -1,11 +1,21 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockShutdownException;
 
@@ -23,7 +33,8 @@ import io.github.redislock.LockShutdownException;
  * for up to the grace time, until no hold, no release under way and no waiter is left:
  * holders that finish release as usual. A release counts from before its hold leaves the
  * engine's holds until its script answered, so the connection is never closed under it.
- * Last it releases what is still held, and the engine closes its connections.
+ * Last it releases what is still held, all at once, and the engine closes its
+ * connections.
  *
  * <p>
  * An acquisition that passed the check just before the flag was raised may still be
@@ -34,6 +45,18 @@ import io.github.redislock.LockShutdownException;
  * @author redis-lock
  */
 final class EngineShutdown {
+
+	/** The engine's: applications configure its warnings under its name. */
+	private static final Log logger = LogFactory.getLog(RedisLockEngine.class);
+
+	/**
+	 * How long a shutdown waits, after releasing what was still held, for waiters that
+	 * are in a Redis command to leave and for releases under way to end.
+	 */
+	private static final Duration WAITERS_LEAVE = Duration.ofMillis(500);
+
+	/** How many keys the shutdown's warning names at most. */
+	private static final int KEYS_NAMED = 50;
 
 	/** How often the shutdown looks whether holders and waiters are gone. */
 	private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -67,6 +90,68 @@ final class EngineShutdown {
 	/** Mark the shutdown done, releasing the callers waiting for it. */
 	void done() {
 		this.done.countDown();
+	}
+
+	/**
+	 * Run the shutdown once {@link #begin() begun}: wake the waiters, wait up to the
+	 * grace for holders to finish, release what is still held, and wait a little for
+	 * waiters and releases still in a Redis command.
+	 */
+	void run(Duration grace, LocalHolds holds, ReleaseSubscriptions subscriptions, LockReleaser releaser) {
+		subscriptions.wakeAll();
+		await(() -> !anyHeld(holds) && releaser.releasesInFlight() == 0 && subscriptions.waiterCount() == 0, grace);
+		releaseRemaining(grace, holds, releaser);
+		// Waiters still in a Redis command leave once it answers, and releases under way
+		// end: both need the connection.
+		await(() -> subscriptions.waiterCount() == 0 && releaser.releasesInFlight() == 0, WAITERS_LEAVE);
+	}
+
+	/**
+	 * Whether a hold is still held: one whose lock was found lost protects nothing, so
+	 * the shutdown does not wait for its holder to notice.
+	 */
+	private static boolean anyHeld(LocalHolds holds) {
+		for (LockHold hold : holds.all()) {
+			if (hold.isHeld()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Release every hold left, and name those still held in a warning. A hold found lost
+	 * is released too, quietly: its lease may yet be alive in Redis when only this JVM's
+	 * estimate of it passed.
+	 */
+	private static void releaseRemaining(Duration grace, LocalHolds holds, LockReleaser releaser) {
+		List<LockHold> remaining = List.copyOf(holds.all());
+		Set<LockHold> held = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (LockHold hold : remaining) {
+			if (hold.isHeld()) {
+				held.add(hold);
+			}
+		}
+		List<String> released = new ArrayList<>();
+		for (LockHold hold : releaser.revokeAll(remaining)) {
+			if (held.contains(hold)) {
+				released.add(hold.key());
+			}
+		}
+		if (!released.isEmpty()) {
+			logger.warn(LogMessage.format("redis-lock shut down while %s lock(s) were still held after a grace of %s: "
+					+ "released them in Redis, so that other instances get them now, and their holders find them lost: "
+					+ "%s. Let the work under locks finish within spring.lifecycle.timeout-per-shutdown-phase, or stop "
+					+ "it sooner", released.size(), grace, named(released)));
+		}
+	}
+
+	/** The keys for a log line: the first of them when there are many. */
+	private static String named(List<String> keys) {
+		if (keys.size() <= KEYS_NAMED) {
+			return String.join(", ", keys);
+		}
+		return String.join(", ", keys.subList(0, KEYS_NAMED)) + " and " + (keys.size() - KEYS_NAMED) + " more";
 	}
 
 	/**

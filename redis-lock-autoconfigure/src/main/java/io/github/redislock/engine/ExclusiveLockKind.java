@@ -48,18 +48,6 @@ final class ExclusiveLockKind extends LockKind {
 
 	/**
 	 * {@inheritDoc}
-	 * @return 1 when a thread of another JVM was refused the lock since its last release
-	 * (it waits), 0 when released otherwise or released before by this same release, -1
-	 * when the owner did not hold the lock
-	 */
-	@Override
-	long release(LockScripts scripts, String name, String owner, long lastToken) {
-		Long reply = scripts.executeUninterruptibly(releaseCall(scripts, name, owner, lastToken));
-		return (reply != null) ? reply - 1 : -1;
-	}
-
-	/**
-	 * {@inheritDoc}
 	 * <p>
 	 * Sends the script's source rather than its digest: the release may reach Redis long
 	 * after it was sent, when nobody waits for the reply any more, and a server that
@@ -71,7 +59,15 @@ final class ExclusiveLockKind extends LockKind {
 		scripts.executeBySource(releaseCall(scripts, name, owner, 0));
 	}
 
-	private ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long lastToken) {
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * As {@link #release} returns it, the answer is 1 when a thread of another JVM was
+	 * refused the lock since its last release (it waits), 0 when released otherwise or
+	 * released before by this same release, -1 when the owner did not hold the lock.
+	 */
+	@Override
+	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long lastToken) {
 		LockKeys keys = scripts.keys();
 		return ScriptCall.of(this.release,
 				List.of(keys.lockKey(name), keys.fenceKey(name), contendersKey(keys, name),

@@ -56,13 +56,12 @@ final class FairLockKind extends LockKind {
 	}
 
 	@Override
-	long release(LockScripts scripts, String name, String owner, long lastToken) {
+	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long lastToken) {
 		LockKeys keys = scripts.keys();
-		Long reply = scripts.executeUninterruptibly(ScriptCall.of(this.release,
+		return ScriptCall.of(this.release,
 				List.of(keys.lockKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name),
 						keys.releasedKey(name, owner)),
-				owner, keys.releaseChannel(name), scripts.publishCommand(), scripts.releaseMarkMillis()));
-		return (reply != null) ? reply - 1 : -1;
+				owner, keys.releaseChannel(name), scripts.publishCommand(), scripts.releaseMarkMillis());
 	}
 
 	@Override

@@ -146,7 +146,25 @@ abstract class LockKind {
 	 * when released otherwise
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
-	abstract long release(LockScripts scripts, String name, String owner, long lastToken);
+	long release(LockScripts scripts, String name, String owner, long lastToken) {
+		return releaseOutcome(scripts.executeUninterruptibly(releaseCall(scripts, name, owner, lastToken)));
+	}
+
+	/**
+	 * The call of the release script, whose answer {@link #releaseOutcome} reads: for
+	 * {@link #release} and for the releases a shutdown sends all at once.
+	 * @param lastToken as for {@link #release}
+	 */
+	abstract ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long lastToken);
+
+	/**
+	 * What the release script's answer means, as {@link #release} returns it: every
+	 * kind's script answers 0 when the owner did not hold the lock, 2 when released while
+	 * another JVM waits and 1 when released otherwise.
+	 */
+	static long releaseOutcome(@Nullable Long reply) {
+		return (reply != null) ? reply - 1 : -1;
+	}
 
 	/**
 	 * Release, owner-checked, whatever the owner may hold and take it out of any line:

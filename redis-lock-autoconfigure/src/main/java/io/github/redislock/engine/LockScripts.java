@@ -134,6 +134,15 @@ final class LockScripts {
 	}
 
 	/**
+	 * Run the calls, sent together without waiting for the answers.
+	 * @param answers told the answer to the call at the same index, on the Redis client's
+	 * thread
+	 */
+	void executeAllAsync(List<PreparedCall<Long>> calls, List<? extends Answer<Long>> answers) {
+		this.redis.executeAllAsync(calls, answers);
+	}
+
+	/**
 	 * Extend a lease now, waiting for the answer; false when the lock is no longer the
 	 * owner's.
 	 */

@@ -69,12 +69,10 @@ abstract class ReadWriteLockKind extends LockKind {
 	}
 
 	@Override
-	long release(LockScripts scripts, String name, String owner, long lastToken) {
+	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long lastToken) {
 		LockKeys keys = scripts.keys();
-		Long reply = scripts.executeUninterruptibly(
-				ScriptCall.of(this.release, List.of(readWriteKey(keys, name), keys.releasedKey(name, owner)), owner,
-						side(), channel(keys, name), scripts.publishCommand(), scripts.releaseMarkMillis()));
-		return (reply != null) ? reply - 1 : -1;
+		return ScriptCall.of(this.release, List.of(readWriteKey(keys, name), keys.releasedKey(name, owner)), owner,
+				side(), channel(keys, name), scripts.publishCommand(), scripts.releaseMarkMillis());
 	}
 
 	@Override

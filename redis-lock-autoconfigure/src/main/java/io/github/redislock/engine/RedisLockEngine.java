@@ -2,15 +2,10 @@ package io.github.redislock.engine;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.log.LogMessage;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -65,17 +60,6 @@ public final class RedisLockEngine implements LockEngine {
 
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
-
-	/**
-	 * How long a shutdown waits, after releasing what was still held, for waiters that
-	 * are in a Redis command to leave and for releases under way to end.
-	 */
-	private static final Duration WAITERS_LEAVE = Duration.ofMillis(500);
-
-	/** How many keys the shutdown's warning names at most. */
-	private static final int KEYS_NAMED = 50;
-
-	private static final Log logger = LogFactory.getLog(RedisLockEngine.class);
 
 	private final LockOptions options;
 
@@ -266,62 +250,12 @@ public final class RedisLockEngine implements LockEngine {
 			return;
 		}
 		try {
-			this.subscriptions.wakeAll();
-			EngineShutdown.await(
-					() -> !anyHeld() && this.releaser.releasesInFlight() == 0 && this.subscriptions.waiterCount() == 0,
-					grace);
-			releaseRemaining(grace);
-			// Waiters still in a Redis command leave once it answers, and releases under
-			// way end: both need the connection.
-			EngineShutdown.await(() -> this.subscriptions.waiterCount() == 0 && this.releaser.releasesInFlight() == 0,
-					WAITERS_LEAVE);
+			this.shutdown.run(grace, this.holds, this.subscriptions, this.releaser);
 		}
 		finally {
 			closeConnections();
 			this.shutdown.done();
 		}
-	}
-
-	/**
-	 * Whether a hold is still held: one whose lock was found lost protects nothing, so
-	 * the shutdown does not wait for its holder to notice.
-	 */
-	private boolean anyHeld() {
-		for (LockHold hold : this.holds.all()) {
-			if (hold.isHeld()) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * Release every hold left, and name those still held in a warning. A hold found lost
-	 * is released too, quietly: its lease may yet be alive in Redis when only this JVM's
-	 * estimate of it passed.
-	 */
-	private void releaseRemaining(Duration grace) {
-		List<String> released = new ArrayList<>();
-		for (LockHold hold : List.copyOf(this.holds.all())) {
-			boolean held = hold.isHeld();
-			if (this.releaser.revoke(hold) && held) {
-				released.add(hold.key());
-			}
-		}
-		if (!released.isEmpty()) {
-			logger.warn(LogMessage.format("redis-lock shut down while %s lock(s) were still held after a grace of %s: "
-					+ "released them in Redis, so that other instances get them now, and their holders find them lost: "
-					+ "%s. Let the work under locks finish within spring.lifecycle.timeout-per-shutdown-phase, or stop "
-					+ "it sooner", released.size(), grace, named(released)));
-		}
-	}
-
-	/** The keys for a log line: the first of them when there are many. */
-	private static String named(List<String> keys) {
-		if (keys.size() <= KEYS_NAMED) {
-			return String.join(", ", keys);
-		}
-		return String.join(", ", keys.subList(0, KEYS_NAMED)) + " and " + (keys.size() - KEYS_NAMED) + " more";
 	}
 
 	/**
