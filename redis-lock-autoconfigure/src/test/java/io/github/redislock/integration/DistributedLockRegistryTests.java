@@ -23,6 +23,7 @@ import io.github.redislock.test.RedisTest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link DistributedLockRegistry} as Spring Integration uses a {@code LockRegistry}: one
@@ -34,6 +35,8 @@ class DistributedLockRegistryTests {
 
 	private StandaloneLocks locks;
 
+	private LockTemplate template;
+
 	private DistributedLockRegistry registry;
 
 	/** Another JVM, as far as Redis can tell: an engine and connections of its own. */
@@ -44,7 +47,8 @@ class DistributedLockRegistryTests {
 	@BeforeEach
 	void setUp(RedisServer server) {
 		this.locks = new StandaloneLocks(server);
-		this.registry = new DistributedLockRegistry(this.locks.template());
+		this.template = this.locks.template();
+		this.registry = new DistributedLockRegistry(this.template);
 		this.otherNode = this.locks.template();
 		this.executor = LockFixture.executor("lock-registry");
 	}
@@ -94,6 +98,38 @@ class DistributedLockRegistryTests {
 				.isThrownBy(() -> this.registry.executeLocked("report", Duration.ofMillis(200), () -> "never"));
 		}
 		assertThat(this.registry.executeLocked("report", Duration.ofSeconds(5), () -> "done")).isEqualTo("done");
+	}
+
+	@Test
+	void executeLockedWithAWaitRunsATaskOnceTheOtherJvmReleases() throws Exception {
+		LockHandle held = this.otherNode.lock("report");
+		AtomicBoolean ran = new AtomicBoolean();
+		CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+			try {
+				this.registry.executeLocked("report", Duration.ofSeconds(10), () -> ran.set(true));
+			}
+			catch (InterruptedException | TimeoutException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}, this.executor);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.locks.diagnostics(this.template).waiterCount() == 1);
+		assertThat(ran).isFalse();
+		held.close();
+		waiting.get(10, TimeUnit.SECONDS);
+		assertThat(ran).isTrue();
+	}
+
+	@Test
+	void executeLockedOfAnInterruptedThreadThrowsInterruptedExceptionAndHoldsNothing() {
+		Thread.currentThread().interrupt();
+		try {
+			assertThatExceptionOfType(InterruptedException.class)
+				.isThrownBy(() -> this.registry.executeLocked("report", () -> "never"));
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(this.otherNode.tryLock("report", Duration.ZERO)).isPresent().get().satisfies(LockHandle::close);
 	}
 
 	@Test
