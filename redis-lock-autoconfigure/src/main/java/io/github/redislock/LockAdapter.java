@@ -23,7 +23,7 @@ import org.springframework.core.log.LogMessage;
  *
  * @author redis-lock
  */
-final class LockAdapter implements Lock {
+final class LockAdapter implements FencedLock {
 
 	private static final Log logger = LogFactory.getLog(LockAdapter.class);
 
@@ -146,6 +146,17 @@ final class LockAdapter implements Lock {
 						+ "overlapped with another owner; Lock.unlock() cannot report it: use LockOperations.lock() "
 						+ "and LockHandle to be told", ex.getKey(), ex.getFencingToken()));
 		}
+	}
+
+	@Override
+	public long fencingToken() {
+		Deque<LockHandle> stack = this.handles.get();
+		if (stack == null) {
+			throw new IllegalMonitorStateException("Lock '" + this.once.key() + "' is not held by thread '"
+					+ Thread.currentThread().getName() + "' through this Lock, so it has no fencing token; "
+					+ "read the token after lock() or a successful tryLock(), on the thread that locked it");
+		}
+		return stack.peek().fencingToken();
 	}
 
 	/**

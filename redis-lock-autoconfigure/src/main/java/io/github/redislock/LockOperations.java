@@ -210,7 +210,7 @@ public interface LockOperations {
 	 * @return a reentrant, exclusive {@code Lock} over this object
 	 * @throws IllegalArgumentException if the key breaks {@link LockRules#key}
 	 */
-	default Lock asLock(String key) {
+	default FencedLock asLock(String key) {
 		return asLock(LockRequest.of(key));
 	}
 
@@ -253,13 +253,14 @@ public interface LockOperations {
 	 * The returned {@code Lock} is thread-safe: share it between threads, and unlock it
 	 * through the same instance that locked it, which keeps each thread's holds. Several
 	 * {@code Lock}s of one name exclude each other as any two lock calls do, and are
-	 * reentrant for a thread across them, as this object's methods are.
+	 * reentrant for a thread across them, as this object's methods are. Its
+	 * {@link FencedLock#fencingToken()} reads the token of the calling thread's hold.
 	 * @param request the lock name, lease, mode and fairness; reentrant
 	 * @return a {@code Lock} over this object
 	 * @throws IllegalArgumentException if the request was made with
 	 * {@code reentrant(false)}: such a lock belongs to the acquisition, not to a thread
 	 */
-	default Lock asLock(LockRequest request) {
+	default FencedLock asLock(LockRequest request) {
 		return new LockAdapter(this, request);
 	}
 

@@ -66,6 +66,14 @@ class PackageDependencyTests {
 	}
 
 	@Test
+	void springIntegrationSupportNeedsOnlyLockOperations() {
+		assertThat(classFiles("integration")).isNotEmpty()
+			.allSatisfy((file) -> assertThat(mentions(file, ENGINE) || mentions(file, TEMPLATE))
+				.as("%s uses the engine or LockTemplate", file.getFileName())
+				.isFalse());
+	}
+
+	@Test
 	void healthMetricsAndEndpointReadOnlyLockDiagnostics() {
 		Stream.of("health", "metrics", "actuate/endpoint")
 			.flatMap((pkg) -> classFiles(pkg).stream())

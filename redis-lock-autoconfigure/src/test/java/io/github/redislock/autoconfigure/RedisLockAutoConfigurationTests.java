@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionEvaluationRepor
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -232,7 +233,10 @@ class RedisLockAutoConfigurationTests {
 			assertThat(context).getBean("redisMessageListenerContainer")
 				.isSameAs(context.getBean(ListenerContainerConfiguration.class).container);
 		});
-		this.runner.run((context) -> assertThat(context).doesNotHaveBean(RedisMessageListenerContainer.class));
+		// Without spring-messaging (here from the optional spring-integration-core), for
+		// which Spring Boot defines a container of its own for @EnableRedisListeners
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.messaging"))
+			.run((context) -> assertThat(context).doesNotHaveBean(RedisMessageListenerContainer.class));
 	}
 
 	@Test
