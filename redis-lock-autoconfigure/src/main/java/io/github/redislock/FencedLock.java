@@ -1,5 +1,6 @@
 package io.github.redislock;
 
+import java.time.Duration;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -33,5 +34,19 @@ public interface FencedLock extends Lock {
 	 * through this object
 	 */
 	long fencingToken();
+
+	/**
+	 * Set the lease of the calling thread's most recent hold of this lock through this
+	 * object to the given time from now, as {@link LockHandle#extend(Duration)} does: the
+	 * fencing token stays the same, and a lock renewed by the watchdog goes back to the
+	 * watchdog's lease at its next renewal.
+	 * @param lease how long the lock is to stay held from now; positive
+	 * @throws IllegalMonitorStateException when the calling thread does not hold the lock
+	 * through this object
+	 * @throws LockLostException when the lock was lost before it could be extended
+	 * @throws LockAccessException when Redis failed
+	 * @throws IllegalArgumentException when the lease is not positive
+	 */
+	void extend(Duration lease);
 
 }

@@ -150,13 +150,22 @@ final class LockAdapter implements FencedLock {
 
 	@Override
 	public long fencingToken() {
+		return latestHold("so it has no fencing token; read the token").fencingToken();
+	}
+
+	@Override
+	public void extend(Duration lease) {
+		latestHold("so its lease cannot be extended; extend it").extend(lease);
+	}
+
+	private LockHandle latestHold(String consequence) {
 		Deque<LockHandle> stack = this.handles.get();
 		if (stack == null) {
 			throw new IllegalMonitorStateException("Lock '" + this.once.key() + "' is not held by thread '"
-					+ Thread.currentThread().getName() + "' through this Lock, so it has no fencing token; "
-					+ "read the token after lock() or a successful tryLock(), on the thread that locked it");
+					+ Thread.currentThread().getName() + "' through this Lock, " + consequence
+					+ " after lock() or a successful tryLock(), on the thread that locked it");
 		}
-		return stack.peek().fencingToken();
+		return stack.peek();
 	}
 
 	/**

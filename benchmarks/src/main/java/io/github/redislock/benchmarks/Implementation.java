@@ -18,6 +18,12 @@ enum Implementation {
 	/** This project's {@code LockTemplate}. */
 	REDIS_LOCK("redis-lock", RedisLockClient::new, EnumSet.allOf(Kind.class)),
 
+	/**
+	 * redis-lock through Spring Integration's {@code LockRegistry}: its
+	 * {@code DistributedLockRegistry}, beside Spring Integration's own registries.
+	 */
+	REDIS_LOCK_REGISTRY("redis-lock DistributedLockRegistry", DistributedLockRegistryClient::new),
+
 	/** Redisson's {@code RLock}, {@code RFairLock} and {@code RReadWriteLock}. */
 	REDISSON("Redisson RLock", RedissonLockClient::new, EnumSet.allOf(Kind.class)),
 

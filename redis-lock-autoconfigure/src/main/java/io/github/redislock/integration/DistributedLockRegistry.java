@@ -1,13 +1,16 @@
 package io.github.redislock.integration;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 
 import org.springframework.integration.support.locks.LockRegistry;
+import org.springframework.integration.support.locks.RenewableLockRegistry;
 import org.springframework.util.Assert;
 
 import io.github.redislock.FencedLock;
+import io.github.redislock.LockLostException;
 import io.github.redislock.LockOperations;
 import io.github.redislock.LockRequest;
 
@@ -21,9 +24,11 @@ import io.github.redislock.LockRequest;
  * locks, and the registry's own {@code executeLocked} methods.
  *
  * <p>
- * It is not a {@code RenewableLockRegistry} yet ({@code LockHandle.extend} could serve
- * its {@code renewLock(key, ttl)}). Locks without a fixed lease need no renewal, since
- * the watchdog renews them; ask for a fixed lease through the request factory.
+ * As a {@link RenewableLockRegistry}, {@link #renewLock(Object, Duration)} sets the
+ * calling thread's lease to the given time from now ({@link FencedLock#extend}), and
+ * {@link #renewLock(Object)} to the request's fixed lease. Locks without a fixed lease
+ * need no renewal, since the watchdog renews them: for those, {@code renewLock(key)} only
+ * checks that the lock is still held. Ask for a fixed lease through the request factory.
  *
  * <p>
  * It keeps one {@code Lock} per key, so that a thread may lock through one
@@ -33,7 +38,7 @@ import io.github.redislock.LockRequest;
  *
  * @author redis-lock
  */
-public class DistributedLockRegistry implements LockRegistry<FencedLock> {
+public class DistributedLockRegistry implements RenewableLockRegistry<FencedLock> {
 
 	/** How many locks are kept by default. */
 	public static final int DEFAULT_CAPACITY = 100_000;
@@ -112,6 +117,57 @@ public class DistributedLockRegistry implements LockRegistry<FencedLock> {
 	 */
 	public long fencingToken(Object lockKey) {
 		return obtain(lockKey).fencingToken();
+	}
+
+	/**
+	 * Renew the calling thread's hold of the key's lock: set its lease to the request's
+	 * fixed lease from now, or, for a lock the watchdog renews, check that it is still
+	 * held.
+	 * @param lockKey the lock name, or an object whose {@code toString()} is
+	 * @throws IllegalStateException when the calling thread does not hold the lock
+	 * through this registry, or the lock was lost
+	 */
+	@Override
+	public void renewLock(Object lockKey) {
+		String key = String.valueOf(lockKey);
+		Duration lease = this.requests.apply(key).leaseTime();
+		if (lease != null) {
+			renewLock(lockKey, lease);
+			return;
+		}
+		try {
+			// Without a fixed lease, the watchdog renews it; extending by the engine's
+			// own lease would only repeat its work.
+			obtain(lockKey).fencingToken();
+		}
+		catch (IllegalMonitorStateException ex) {
+			throw new IllegalStateException("Could not renew lock '" + key + "': " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Set the calling thread's lease of the key's lock to the given time from now,
+	 * owner-checked in Redis; the fencing token stays the same. A lock the watchdog
+	 * renews goes back to the watchdog's lease at its next renewal.
+	 * @param lockKey the lock name, or an object whose {@code toString()} is
+	 * @param ttl how long the lock is to stay held from now; positive
+	 * @throws IllegalStateException when the calling thread does not hold the lock
+	 * through this registry, or the lock was lost
+	 * @throws IllegalArgumentException when the time is not positive
+	 */
+	@Override
+	public void renewLock(Object lockKey, Duration ttl) {
+		String key = String.valueOf(lockKey);
+		try {
+			obtain(lockKey).extend(ttl);
+		}
+		catch (IllegalMonitorStateException ex) {
+			throw new IllegalStateException("Could not renew lock '" + key + "': " + ex.getMessage(), ex);
+		}
+		catch (LockLostException ex) {
+			throw new IllegalStateException("Could not renew lock '" + key + "': it was lost (its lease ran out or "
+					+ "Redis lost it), so the work done under it may have overlapped with another owner", ex);
+		}
 	}
 
 	@Override

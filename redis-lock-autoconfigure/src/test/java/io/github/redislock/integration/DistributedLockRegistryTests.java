@@ -13,10 +13,12 @@ import org.junit.jupiter.api.Test;
 
 import io.github.redislock.FencedLock;
 import io.github.redislock.LockHandle;
+import io.github.redislock.LockLostException;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
@@ -205,6 +207,66 @@ class DistributedLockRegistryTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new DistributedLockRegistry(this.otherNode, LockRequest::of, 0))
 			.withMessageContaining("capacity must be at least 1");
+	}
+
+	@Test
+	void renewLockWithATimeSetsTheLeaseFromNowAndKeepsTheFencingToken() {
+		DistributedLockRegistry fixedLease = new DistributedLockRegistry(this.template,
+				(key) -> LockRequest.of(key).leaseTime(Duration.ofSeconds(5)), 100);
+		RedisCli cli = this.locks.cli("report");
+		FencedLock lock = fixedLease.obtain("report");
+		lock.lock();
+		try {
+			long token = lock.fencingToken();
+			assertThat(cli.pttl(LockFixture.lockKey("report"))).isBetween(1L, 5_000L);
+			fixedLease.renewLock("report", Duration.ofMinutes(1));
+			assertThat(cli.pttl(LockFixture.lockKey("report"))).isGreaterThan(30_000L);
+			assertThat(lock.fencingToken()).isEqualTo(token);
+			// Without a time: the request's own fixed lease again.
+			fixedLease.renewLock("report");
+			assertThat(cli.pttl(LockFixture.lockKey("report"))).isBetween(1L, 5_000L);
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	@Test
+	void renewLockOfALockTheThreadDoesNotHoldThrowsIllegalState() throws Exception {
+		FencedLock lock = this.registry.obtain("report");
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.registry.renewLock("report", Duration.ofSeconds(10)))
+			.withMessageContaining("report");
+		lock.lock();
+		try {
+			CompletableFuture<Void> otherThread = CompletableFuture
+				.runAsync(() -> this.registry.renewLock("report", Duration.ofSeconds(10)), this.executor);
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> otherThread.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(IllegalStateException.class);
+			// A lock the watchdog renews is only checked.
+			this.registry.renewLock("report");
+		}
+		finally {
+			lock.unlock();
+		}
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.registry.renewLock("report"));
+	}
+
+	@Test
+	void renewLockOfALostLockThrowsIllegalStateCausedByTheLoss() {
+		RedisCli cli = this.locks.cli("report");
+		FencedLock lock = this.registry.obtain("report");
+		lock.lock();
+		try {
+			cli.command("DEL", LockFixture.lockKey("report"));
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> this.registry.renewLock("report", Duration.ofSeconds(10)))
+				.withCauseInstanceOf(LockLostException.class)
+				.withMessageContaining("lost");
+		}
+		finally {
+			lock.unlock();
+		}
 	}
 
 }
