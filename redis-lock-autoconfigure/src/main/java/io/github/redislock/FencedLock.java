@@ -40,12 +40,12 @@ public interface FencedLock extends Lock {
 	 * object to the given time from now, as {@link LockHandle#extend(Duration)} does: the
 	 * fencing token stays the same, and a lock renewed by the watchdog goes back to the
 	 * watchdog's lease at its next renewal.
-	 * @param lease how long the lock is to stay held from now; positive
+	 * @param lease how long the lock is to stay held from now; at least 1 ms
 	 * @throws IllegalMonitorStateException when the calling thread does not hold the lock
 	 * through this object
 	 * @throws LockLostException when the lock was lost before it could be extended
 	 * @throws LockAccessException when Redis failed
-	 * @throws IllegalArgumentException when the lease is not positive
+	 * @throws IllegalArgumentException when the lease is under 1 ms
 	 */
 	void extend(Duration lease);
 

@@ -59,7 +59,8 @@ public interface LockHandle extends AutoCloseable {
 	 * several reentrant handles has one lease, which any of them extends.
 	 * @param leaseTime the new lease, counted from now; may be shorter than the current
 	 * one
-	 * @throws IllegalArgumentException when the lease time is zero or negative
+	 * @throws IllegalArgumentException when the lease time is under 1 ms, the unit Redis
+	 * counts leases in
 	 * @throws IllegalStateException when this handle was closed
 	 * @throws LockLostException when the lock was already lost: its lease ran out, or
 	 * another owner holds it

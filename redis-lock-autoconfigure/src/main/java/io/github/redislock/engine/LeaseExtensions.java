@@ -9,6 +9,7 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
+import io.github.redislock.LockRules;
 
 /**
  * Explicit extensions of a lease ({@code LockHandle.extend}): the kind's renew script,
@@ -38,21 +39,20 @@ final class LeaseExtensions {
 
 	/**
 	 * Set the hold's lease to the given length from now.
-	 * @throws IllegalArgumentException when the length is not positive
+	 * @throws IllegalArgumentException when the length is under 1 ms (LockRules)
 	 * @throws LockLostException when the lock was lost
 	 * @throws LockAccessException when Redis failed
 	 */
 	void extend(LockHold hold, Duration leaseTime) {
-		if (leaseTime.isZero() || leaseTime.isNegative()) {
-			throw new IllegalArgumentException(
-					"The lease time to extend lock '" + hold.key() + "' by must be positive, but was " + leaseTime);
+		LockRules.Violation violation = LockRules.leaseTime(leaseTime);
+		if (violation != null) {
+			throw new IllegalArgumentException(violation.message("The lease to extend lock '" + hold.key() + "' to"));
 		}
 		LockLease lease = hold.lease();
 		if (lease.isLost()) {
 			throw new LockLostException(hold.key(), hold.fencingToken());
 		}
-		// A lease of 0 ms would delete the key at once.
-		long millis = Math.max(1, Durations.millis(leaseTime));
+		long millis = Durations.millis(leaseTime);
 		long sentAt = System.nanoTime();
 		Long reply;
 		try {
