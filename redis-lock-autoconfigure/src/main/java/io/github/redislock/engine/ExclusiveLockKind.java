@@ -18,32 +18,37 @@ import org.springframework.data.redis.core.script.RedisScript;
  * JVM waits. Its release message is the releasing owner's token, so that a JVM tells its
  * own releases, whose local waiters the releasing thread wakes, from others'.
  *
+ * <p>
+ * Its whole state in Redis is its lock key ({@code lock-key.lua}): the holder, the
+ * fencing token, whether a thread of another JVM was refused, and after a release a
+ * tombstone that keeps the last token and the release's owner. So a lock and a release
+ * nobody else wants touch one key, and a release publishes only when someone may wait for
+ * its message ({@code release.lua} says why that wakes every waiter).
+ *
  * @author redis-lock
  */
 final class ExclusiveLockKind extends LockKind {
 
 	@SuppressWarnings("rawtypes")
-	private final RedisScript<List> acquire = LockScripts.fencedScript("acquire.lua", List.class);
+	private final RedisScript<List> acquire = LockScripts.composedScript(List.class, "lock-key.lua", "acquire.lua");
 
-	private final RedisScript<Long> release = LockScripts.script("release.lua", Long.class);
+	private final RedisScript<Long> release = LockScripts.composedScript(Long.class, "lock-key.lua", "release.lua");
 
 	/**
-	 * Set of the instance ids of the JVMs whose threads were refused the lock since it
-	 * was last released.
+	 * How long a released lock's tombstone lasts, in milliseconds: as long as its fencing
+	 * token must be kept and as long as its release must stay known, whichever is longer.
 	 */
-	static String contendersKey(LockKeys keys, String name) {
-		return keys.key(name, ":contenders");
+	static String tombstoneMillis(String releaseMarkMillis) {
+		return Long
+			.toString(Math.max(Long.parseLong(LockScripts.FENCE_RETENTION_MILLIS), Long.parseLong(releaseMarkMillis)));
 	}
 
 	@Override
 	@SuppressWarnings("rawtypes")
 	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
-		LockKeys keys = scripts.keys();
-		String name = acquisition.key();
 		String owner = acquisition.owner();
-		return ScriptCall.of(this.acquire, List.of(keys.lockKey(name), keys.fenceKey(name), contendersKey(keys, name)),
-				owner, Long.toString(acquisition.leaseMillis()), LockScripts.FENCE_RETENTION_MILLIS,
-				LockScripts.instanceOf(owner));
+		return ScriptCall.of(this.acquire, List.of(scripts.keys().lockKey(acquisition.key())), owner,
+				Long.toString(acquisition.leaseMillis()), LockScripts.instanceOf(owner) + ":");
 	}
 
 	/**
@@ -63,17 +68,16 @@ final class ExclusiveLockKind extends LockKind {
 	 * {@inheritDoc}
 	 * <p>
 	 * As {@link #release} returns it, the answer is 1 when a thread of another JVM was
-	 * refused the lock since its last release (it waits), 0 when released otherwise or
+	 * refused the lock since it was granted (it waits), 0 when released otherwise or
 	 * released before by this same release, -1 when the owner did not hold the lock.
 	 */
 	@Override
 	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long lastToken) {
 		LockKeys keys = scripts.keys();
-		return ScriptCall.of(this.release,
-				List.of(keys.lockKey(name), keys.fenceKey(name), contendersKey(keys, name),
-						keys.releasedKey(name, owner)),
-				owner, keys.releaseChannel(name), Long.toString(lastToken), LockScripts.FENCE_RETENTION_MILLIS,
-				scripts.publishCommand(), LockScripts.instanceOf(owner), scripts.releaseMarkMillis());
+		String markMillis = scripts.releaseMarkMillis();
+		return ScriptCall.of(this.release, List.of(keys.lockKey(name), keys.releasedKey(name, owner)), owner,
+				keys.releaseChannel(name), Long.toString(lastToken), tombstoneMillis(markMillis),
+				scripts.publishCommand(), markMillis);
 	}
 
 	/**

@@ -14,7 +14,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  *
  * <p>
  * Shares its lock key and release channel with the exclusive kind, so a fair and an
- * exclusive lock of one name exclude each other. A waiter's queue entry lasts
+ * exclusive lock of one name exclude each other; an exclusive lock's tombstone there
+ * ({@code lock-key.lua}) counts as free. A waiter's queue entry lasts
  * {@value Acquisition#LINE_LEASE_MILLIS} ms unless it tries again, so that a waiter that
  * died stops holding the queue up soon. A release wakes only the head of the queue: its
  * message is {@code >} and the head's owner token, which only the head's JVM acts on. It
@@ -28,7 +29,8 @@ final class FairLockKind extends LockKind {
 	private static final byte TARGETED = '>';
 
 	@SuppressWarnings("rawtypes")
-	private final RedisScript<List> acquire = LockScripts.fencedScript("fair-acquire.lua", List.class);
+	private final RedisScript<List> acquire = LockScripts.composedScript(List.class, "fencing-token.lua",
+			"lock-key.lua", "fair-acquire.lua");
 
 	private final RedisScript<Long> release = LockScripts.script("fair-release.lua", Long.class);
 

@@ -20,16 +20,18 @@ record LockKeys(String prefix) {
 	}
 
 	/**
-	 * Key holding the owner token while an exclusive or fair lock is held: the two kinds
-	 * share it, so they exclude each other.
+	 * Key holding the holder while an exclusive or fair lock is held: the two kinds share
+	 * it, so they exclude each other. An exclusive lock keeps its whole state there, and
+	 * a tombstone after its release ({@code lock-key.lua}).
 	 */
 	String lockKey(String name) {
 		return key(name, "");
 	}
 
 	/**
-	 * Key holding the last fencing token granted, kept for a while after release; every
-	 * kind's grants draw from it.
+	 * Key holding the last fencing token granted, kept for a while after the grant: the
+	 * fair and read/write kinds' grants draw from it (an exclusive lock keeps its last
+	 * token in its lock key).
 	 */
 	String fenceKey(String name) {
 		return key(name, ":fence");
@@ -37,7 +39,8 @@ record LockKeys(String prefix) {
 
 	/**
 	 * Short-lived mark that an owner released the lock, which tells a release run again
-	 * after a reconnect from a lock that was lost.
+	 * after a reconnect from a lock that was lost: left by the release, or for an
+	 * exclusive lock by the grant that replaces its tombstone.
 	 */
 	String releasedKey(String name, String owner) {
 		return key(name, ":released:" + owner);

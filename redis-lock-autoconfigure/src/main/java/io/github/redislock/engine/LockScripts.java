@@ -211,7 +211,20 @@ final class LockScripts {
 	 * cannot include one another, and every kind of lock grants its fencing tokens alike.
 	 */
 	static <T> RedisScript<T> fencedScript(String name, Class<T> resultType) {
-		return RedisScript.of(text("fencing-token.lua") + text(name), resultType);
+		return composedScript(resultType, "fencing-token.lua", name);
+	}
+
+	/**
+	 * Read a script made of the given resources in order, as one text: the functions it
+	 * shares with other scripts in front (Redis scripts cannot include one another), the
+	 * script itself last.
+	 */
+	static <T> RedisScript<T> composedScript(Class<T> resultType, String... names) {
+		StringBuilder text = new StringBuilder();
+		for (String name : names) {
+			text.append(text(name));
+		}
+		return RedisScript.of(text.toString(), resultType);
 	}
 
 	private static String text(String name) {

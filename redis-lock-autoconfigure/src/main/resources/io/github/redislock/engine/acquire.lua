@@ -1,23 +1,44 @@
--- Grants the lock when it is free, with a fencing token greater than every earlier grant (fencing-token.lua).
+-- Grants an exclusive lock when it is free (no key, or a tombstone: lock-key.lua), with a fencing token greater than
+-- every earlier grant's: server time in microseconds, and above the tombstone's token when there is one. Free and
+-- never used for a while (the usual case of a lock nobody else wants): TIME and one SET.
 -- Safe to run twice: Lettuce sends a command again after a reconnect when its answer was lost, so an attempt may
 -- find the lock already granted to itself, which it reports as its grant, with the same token.
--- KEYS[1]  the lock key; its value is the owner token of the holder
--- KEYS[2]  the fence key; the last fencing token granted for this lock, kept for a while after release
--- KEYS[3]  the contenders: instance ids of the JVMs whose threads were refused since the last release
+-- Refused, it notes on the holder's key that a thread of another JVM waits (the flag 'c'), so that the holder's
+-- release publishes and the holder's JVM yields the lock for a while; a thread of the holder's own JVM is left
+-- unnoted, since the releasing thread wakes the waiters of its own JVM itself (release.lua says why no waiter is
+-- left asleep).
+-- KEYS[1]  the lock key
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  lease in milliseconds
--- ARGV[3]  how long the fence key outlives a grant, in milliseconds
--- ARGV[4]  instance id of the caller's JVM
+-- ARGV[3]  instance id of the caller's JVM, with which its owner tokens begin, followed by ':'
 -- Reply:   {1, token} when granted; {0, pttl} when held by another, pttl being the holder's lease left in
 --          milliseconds (-1 when the key has no expiry, which only a hand-made key has)
-if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-	return {1, next_fencing_token(KEYS[2], ARGV[3])}
+local clock = redis.call('time')
+local token = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+local granted = 'h|' .. ARGV[1] .. '|'
+if redis.call('set', KEYS[1], granted .. string.format('%.0f', token), 'NX', 'PX', ARGV[2]) then
+	return {1, token}
 end
-if redis.call('get', KEYS[1]) == ARGV[1] then
-	return {1, granted_fencing_token(KEYS[2], ARGV[3])}
+local value = redis.call('get', KEYS[1])
+local state, owner, last, rest = read_lock_key(value)
+if state == 'r' then
+	last = tonumber(last)
+	if last >= token then
+		-- A server clock that stepped back, or a grant within the same microsecond: the fence decides.
+		token = last + 1
+	end
+	-- The release before yielded to other JVMs: their threads wait for a release message, even unrefused.
+	local flag = (string.sub(rest, -2) == '|y') and '|p' or ''
+	redis.call('set', KEYS[1], granted .. string.format('%.0f', token) .. flag, 'PX', ARGV[2])
+	keep_release_mark(KEYS[1], owner, rest)
+	return {1, token}
 end
--- Refused: note the JVM, so that the holder's JVM, releasing, knows whether another JVM waits.
-local left = redis.call('pttl', KEYS[1])
-redis.call('sadd', KEYS[3], ARGV[4])
-redis.call('pexpire', KEYS[3], (left > 0) and left or 1000)
-return {0, left}
+if state == 'h' then
+	if owner == ARGV[1] then
+		return {1, tonumber(last)}
+	end
+	if rest ~= '|c' and string.sub(owner, 1, #ARGV[3]) ~= ARGV[3] then
+		redis.call('set', KEYS[1], 'h|' .. owner .. '|' .. last .. '|c', 'KEEPTTL')
+	end
+end
+return {0, redis.call('pttl', KEYS[1])}

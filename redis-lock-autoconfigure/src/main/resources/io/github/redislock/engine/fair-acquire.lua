@@ -1,7 +1,8 @@
 -- Grants a fair lock to the head of its queue, queueing the caller when it must wait.
 -- Safe to run twice: an attempt that finds the lock granted to itself (its command sent again after a reconnect)
 -- reports that grant, with the same token, and never queues behind it.
--- KEYS[1]  the lock key; its value is the owner token of the holder
+-- KEYS[1]  the lock key; its value is the owner token of the holder, or what an exclusive lock of the same name keeps
+--          there (lock-key.lua), whose tombstone counts as free
 -- KEYS[2]  the fence key, as in acquire.lua
 -- KEYS[3]  the queue: owner tokens of the waiters, in arrival order
 -- KEYS[4]  the deadlines: a sorted set of each queued owner's deadline, in server milliseconds
@@ -14,6 +15,11 @@
 local holder = redis.call('get', KEYS[1])
 if holder == ARGV[1] then
 	return {1, granted_fencing_token(KEYS[2], ARGV[3])}
+end
+-- An exclusive lock of the same name was released: free, with its fence and its owner's release mark to keep.
+local released, releasedOwner, releasedToken, releasedRest = read_lock_key(holder)
+if released == 'r' then
+	holder = nil
 end
 local clock = redis.call('time')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -34,7 +40,15 @@ if not holder and (not head or head == ARGV[1]) then
 		redis.call('zrem', KEYS[4], head)
 	end
 	redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
-	return {1, next_fencing_token(KEYS[2], ARGV[3], clock)}
+	local token = next_fencing_token(KEYS[2], ARGV[3], clock)
+	if released == 'r' then
+		keep_release_mark(KEYS[1], releasedOwner, releasedRest)
+		if token <= tonumber(releasedToken) then
+			token = tonumber(releasedToken) + 1
+			redis.call('set', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
+		end
+	end
+	return {1, token}
 end
 local wait = tonumber(ARGV[4])
 if wait > 0 then

@@ -1,12 +1,15 @@
 -- Tells how long a lock is still held for, by anyone: an exclusive or fair holder, or a reader or writer of the
 -- read/write lock of the same name. Reads only, so it is safe to run twice.
--- KEYS[1]  the lock key, as in acquire.lua and fair-acquire.lua
+-- KEYS[1]  the lock key, as in acquire.lua and fair-acquire.lua; a released exclusive lock's tombstone counts as free
 -- KEYS[2]  the holders of the read/write lock, as in rw-acquire.lua
 -- Reply:   the lease left in milliseconds (the longest of the live holders'); -1 when the lock key has no expiry,
 --          which only a hand-made key has; -2 when nobody holds the lock
-local left = redis.call('pttl', KEYS[1])
-if left == -1 then
-	return -1
+local left = -2
+if string.sub(redis.call('get', KEYS[1]) or 'r|', 1, 2) ~= 'r|' then
+	left = redis.call('pttl', KEYS[1])
+	if left == -1 then
+		return -1
+	end
 end
 local clock = redis.call('time')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)

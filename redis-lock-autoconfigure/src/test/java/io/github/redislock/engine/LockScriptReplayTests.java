@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -49,16 +50,28 @@ class LockScriptReplayTests {
 		Attempt again = this.scripts.acquire("order:1", "node:1", 5000);
 		assertThat(again.granted()).isTrue();
 		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("node:1");
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + first.fencingToken());
 	}
 
 	@Test
-	void acquireRunTwiceAfterTheFenceKeyExpiredGrantsAGreaterToken() {
+	void acquireRunTwiceAfterAnotherJvmWasRefusedReturnsTheSameGrantAndToken() {
 		Attempt first = this.scripts.acquire("order:1", "node:1", 5000);
-		this.cli.command("DEL", "test:{order:1}:fence");
+		assertThat(this.scripts.acquire("order:1", "other:2", 5000).granted()).isFalse();
 		Attempt again = this.scripts.acquire("order:1", "node:1", 5000);
 		assertThat(again.granted()).isTrue();
-		assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + first.fencingToken() + "|c");
+	}
+
+	@Test
+	void acquireRunTwiceOverATombstoneReturnsTheSameGrantAndToken() {
+		long released = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		this.scripts.release("order:1", "node:1", released + 5);
+		Attempt first = this.scripts.acquire("order:1", "node:2", 5000);
+		Attempt again = this.scripts.acquire("order:1", "node:2", 5000);
+		assertThat(first.fencingToken()).isGreaterThan(released + 5);
+		assertThat(again.granted()).isTrue();
+		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
 	}
 
 	@Test
@@ -69,12 +82,39 @@ class LockScriptReplayTests {
 	}
 
 	@Test
+	void releaseRunTwiceAfterAnotherJvmWasRefusedIsNotALossAndPublishesOnce() {
+		this.scripts.acquire("order:1", "node:1", 5000);
+		this.scripts.acquire("order:1", "other:2", 5000);
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(1);
+		long published = publishCalls();
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
+		assertThat(publishCalls()).isEqualTo(published);
+	}
+
+	@Test
 	void releaseRunTwiceAfterAnotherOwnerTookTheLockIsNotALossAndLeavesItHeld() {
 		this.scripts.acquire("order:1", "node:1", 5000);
 		this.scripts.release("order:1", "node:1", 0);
 		assertThat(this.scripts.acquire("order:1", "other:7", 5000).granted()).isTrue();
+		String held = this.cli.get("test:{order:1}");
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("other:7");
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo(held);
+		assertThat(LockKeyValues.holder(held)).isEqualTo("other:7");
+	}
+
+	@Test
+	void releaseRunTwiceAfterLaterOwnersTookAndReleasedTheLockIsNotALoss() {
+		this.scripts.acquire("order:1", "node:1", 5000);
+		this.scripts.release("order:1", "node:1", 0);
+		for (int i = 2; i < 5; i++) {
+			this.scripts.acquire("order:1", "node:" + i, 5000);
+			this.scripts.release("order:1", "node:" + i, 0);
+		}
+		this.scripts.acquire("order:1", "other:7", 5000);
+		for (int i = 1; i < 5; i++) {
+			assertThat(this.scripts.release("order:1", "node:" + i, 0)).as("node:" + i).isZero();
+		}
+		assertThat(LockKeyValues.holder(this.cli, "test:{order:1}")).isEqualTo("other:7");
 	}
 
 	@Test
@@ -85,10 +125,22 @@ class LockScriptReplayTests {
 	}
 
 	@Test
-	void releaseMarkLastsAsLongAsACommandMayBeSentAgain() {
+	void releaseOfALockThatExpiredAndWentToAnotherOwnerIsStillALoss() {
+		this.scripts.acquire("order:1", "node:1", 5000);
+		this.cli.command("DEL", "test:{order:1}");
+		this.scripts.acquire("order:1", "other:7", 5000);
+		this.scripts.release("order:1", "other:7", 0);
+		this.scripts.acquire("order:1", "other:8", 5000);
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(-1);
+	}
+
+	@Test
+	void releaseStaysKnownAsLongAsACommandMayBeSentAgain() {
 		this.scripts.acquire("order:1", "node:1", 5000);
 		this.scripts.release("order:1", "node:1", 0);
 		long window = this.scripts.commands().replayWindowMillis();
+		assertThat(this.cli.pttl("test:{order:1}")).isGreaterThanOrEqualTo(window - 5000);
+		this.scripts.acquire("order:1", "other:7", 5000);
 		assertThat(this.cli.pttl("test:{order:1}:released:node:1")).isPositive().isLessThanOrEqualTo(window);
 	}
 
@@ -137,6 +189,16 @@ class LockScriptReplayTests {
 		assertThat(this.scripts.release(LockKind.READ, "order:1", "node:2", 0)).isZero();
 		assertThat(this.scripts.release(LockKind.READ, "order:1", "node:1", 0)).isZero();
 		assertThat(this.scripts.release(LockKind.READ, "order:1", "node:3", 0)).isEqualTo(-1);
+	}
+
+	private long publishCalls() {
+		for (String line : this.cli.info("commandstats").split("\\r?\\n")) {
+			if (line.startsWith("cmdstat_publish:calls=")) {
+				String rest = line.substring(line.indexOf("calls=") + 6);
+				return Long.parseLong(rest.substring(0, rest.indexOf(',')));
+			}
+		}
+		return 0;
 	}
 
 }

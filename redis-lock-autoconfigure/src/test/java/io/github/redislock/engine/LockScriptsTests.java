@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -45,12 +46,12 @@ class LockScriptsTests {
 	}
 
 	@Test
-	void acquireOfAFreeLockStoresTheOwnerWithTheLease() {
+	void acquireOfAFreeLockStoresTheOwnerAndTokenWithTheLeaseInOneKey() {
 		Attempt attempt = this.scripts.acquire("order:1", "node:1", 5000);
 		assertThat(attempt.granted()).isTrue();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("node:1");
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + attempt.fencingToken());
 		assertThat(this.cli.pttl("test:{order:1}")).isBetween(4000L, 5000L);
-		assertThat(this.cli.get("test:{order:1}:fence")).isEqualTo(Long.toString(attempt.fencingToken()));
+		assertThat(this.cli.keys("*")).containsExactly("test:{order:1}");
 	}
 
 	@Test
@@ -59,38 +60,172 @@ class LockScriptsTests {
 		Attempt attempt = this.scripts.acquire("order:1", "node:2", 5000);
 		assertThat(attempt.granted()).isFalse();
 		assertThat(attempt.holderLeaseMillis()).isBetween(4000L, 5000L);
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("node:1");
+		assertThat(LockKeyValues.holder(this.cli, "test:{order:1}")).isEqualTo("node:1");
 	}
 
 	@Test
 	void acquireOfALockWithoutExpiryRepliesMinusOne() {
 		this.cli.command("SET", "test:{order:1}", "by-hand");
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).holderLeaseMillis()).isEqualTo(-1);
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("by-hand");
 	}
 
 	@Test
-	void releaseDeletesOnlyForTheOwnerAndPublishesToNoSubscriber() {
+	void acquireOfAFairlyHeldLockIsRefused() {
+		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "fair:1", 5000, 0, "").granted()).isTrue();
+		assertThat(this.scripts.acquire("order:1", "node:2", 5000).holderLeaseMillis()).isBetween(4000L, 5000L);
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("fair:1");
+	}
+
+	@Test
+	void releaseByAnotherOwnerLeavesTheLockAsItIs() {
 		this.scripts.acquire("order:1", "node:1", 5000);
+		String held = this.cli.get("test:{order:1}");
 		assertThat(this.scripts.release("order:1", "node:2", 0)).isEqualTo(-1);
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("node:1");
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo(held);
+		assertThat(this.cli.pttl("test:{order:1}")).isBetween(4000L, 5000L);
+	}
+
+	@Test
+	void releaseLeavesATombstoneWithTheLastTokenThatCountsAsFree() {
+		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
+		long markMillis = this.scripts.commands().replayWindowMillis();
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("r|node:1|" + token + "|" + markMillis);
+		assertThat(this.cli.pttl("test:{order:1}")).isPositive()
+			.isLessThanOrEqualTo(Math.max(60_000, markMillis))
+			.isGreaterThan(Math.max(60_000, markMillis) - 5000);
+		assertThat(this.cli.keys("*")).containsExactly("test:{order:1}");
+		assertThat(this.scripts.leaseLeft("order:1")).isEqualTo(-2);
+		assertThat(this.scripts.renew("order:1", "node:1", 60_000)).isFalse();
+	}
+
+	@Test
+	void releaseNobodyWasRefusedForPublishesNothing() {
+		this.scripts.acquire("order:1", "node:1", 5000);
 		long published = TestCommandStats.calls(this.cli, "publish");
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
-		assertThat(this.cli.get("test:{order:1}")).isNull();
+		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published);
+	}
+
+	@Test
+	void refusalOfAThreadOfTheHoldersOwnJvmLeavesNoFlagAndTheReleasePublishesNothing() {
+		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		assertThat(this.scripts.acquire("order:1", "node:2", 5000).granted()).isFalse();
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + token);
+		long published = TestCommandStats.calls(this.cli, "publish");
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
+		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published);
+	}
+
+	@Test
+	void refusalOfAThreadOfAnotherJvmFlagsTheGrantSoThatTheReleasePublishesAndSaysSo() {
+		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		assertThat(this.scripts.acquire("order:1", "other:2", 5000).granted()).isFalse();
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + token + "|c");
+		assertThat(this.cli.pttl("test:{order:1}")).isBetween(4000L, 5000L);
+		// Refused again: the flag is there once, and the lease left unchanged.
+		assertThat(this.scripts.acquire("order:1", "other:3", 5000).granted()).isFalse();
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + token + "|c");
+		assertThat(this.scripts.renew("order:1", "node:1", 60_000)).isTrue();
+		assertThat(this.cli.get("test:{order:1}")).endsWith("|c");
+		long published = TestCommandStats.calls(this.cli, "publish");
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(1);
 		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published + 1);
+		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + token + "|").endsWith("|y");
+	}
+
+	@Test
+	void grantAfterAReleaseThatYieldedPublishesAtItsReleaseThoughNobodyWasRefused() {
+		this.scripts.acquire("order:1", "node:1", 5000);
+		this.scripts.acquire("order:1", "other:2", 5000);
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(1);
+		long token = this.scripts.acquire("order:1", "other:3", 5000).fencingToken();
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|other:3|" + token + "|p");
+		long published = TestCommandStats.calls(this.cli, "publish");
+		// The JVM of node:1 yields: its threads wait for this message, though none was
+		// refused.
+		assertThat(this.scripts.release("order:1", "other:3", 0)).isZero();
+		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published + 1);
+		assertThat(this.cli.get("test:{order:1}")).doesNotEndWith("|y");
+		this.scripts.acquire("order:1", "node:4", 5000);
+		assertThat(this.cli.get("test:{order:1}")).doesNotEndWith("|p");
 	}
 
 	@Test
 	void releaseRaisesTheFenceToTheLastHandedOverToken() {
 		long granted = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		this.scripts.release("order:1", "node:1", granted + 3);
-		assertThat(this.cli.get("test:{order:1}:fence")).isEqualTo(Long.toString(granted + 3));
+		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + (granted + 3) + "|");
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(granted + 3);
+	}
+
+	@Test
+	void releaseKeepsTheHeldTokenWhenTheHandedOverOneIsLower() {
+		long granted = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		this.scripts.release("order:1", "node:1", granted - 10);
+		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + granted + "|");
+	}
+
+	@Test
+	void grantOverATombstoneAheadOfTheServerClockTakesTheTokenAfterIt() {
+		long ahead = serverMicros() + 3_600_000_000L;
+		this.cli.command("SET", "test:{order:1}", "r|gone:1|" + ahead + "|1000", "PX", "60000");
+		Attempt attempt = this.scripts.acquire("order:1", "node:1", 5000);
+		assertThat(attempt.granted()).isTrue();
+		assertThat(attempt.fencingToken()).isEqualTo(ahead + 1);
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + (ahead + 1));
+		assertThat(this.cli.pttl("test:{order:1}")).isBetween(4000L, 5000L);
+	}
+
+	@Test
+	void tokensIncreaseAcrossReleasesAndAfterTheTombstoneExpired() {
+		long previous = 0;
+		for (int i = 0; i < 20; i++) {
+			long token = this.scripts.acquire("order:1", "node:" + i, 5000).fencingToken();
+			assertThat(token).isGreaterThan(previous);
+			previous = token;
+			this.scripts.release("order:1", "node:" + i, 0);
+			if (i % 5 == 4) {
+				// What the tombstone's expiry leaves: nothing, and server time goes on.
+				this.cli.command("DEL", "test:{order:1}");
+			}
+		}
+	}
+
+	@Test
+	void tombstoneCountsAsFreeForEveryKind() {
+		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		this.scripts.release("order:1", "node:1", token + 1_000_000_000L);
+		assertThat(this.scripts.leaseLeft("order:1")).isEqualTo(-2);
+		assertThat(this.scripts.renew("order:1", "node:1", 60_000)).isFalse();
+		Attempt fair = this.scripts.acquire(LockKind.FAIR, "order:1", "fair:2", 5000, 5000, "");
+		assertThat(fair.granted()).isTrue();
+		assertThat(fair.fencingToken()).isGreaterThan(token + 1_000_000_000L);
+		assertThat(this.cli.get("test:{order:1}")).isEqualTo("fair:2");
+		// The exclusive release stays known though a fair grant replaced its tombstone.
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
+		assertThat(this.scripts.release(LockKind.FAIR, "order:1", "fair:2", 0)).isZero();
+		assertThat(this.scripts.acquire("order:1", "node:3", 5000).granted()).isTrue();
+	}
+
+	@Test
+	void fairWaiterLeavingWakesTheNextWhenOnlyATombstoneIsLeft() {
+		this.scripts.acquire("order:1", "node:1", 5000);
+		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "fair:1", 5000, 5000, "").granted()).isFalse();
+		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "fair:2", 5000, 5000, "").granted()).isFalse();
+		this.scripts.release("order:1", "node:1", 0);
+		long published = TestCommandStats.calls(this.cli, "publish");
+		LockKind.FAIR.leave(this.scripts.lockScripts(), "order:1", "fair:1");
+		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published + 1);
 	}
 
 	@Test
 	void renewExtendsOnlyTheOwnersLease() {
 		this.scripts.acquire("order:1", "node:1", 1000);
 		assertThat(this.scripts.renew("order:1", "node:2", 60_000)).isFalse();
+		assertThat(this.scripts.renew("order:1", "node:", 60_000)).isFalse();
+		assertThat(this.scripts.renew("order:1", "node:12", 60_000)).isFalse();
 		assertThat(this.cli.pttl("test:{order:1}")).isLessThanOrEqualTo(1000L);
 		assertThat(this.scripts.renew("order:1", "node:1", 60_000)).isTrue();
 		assertThat(this.cli.pttl("test:{order:1}")).isGreaterThan(50_000L);
@@ -108,11 +243,10 @@ class LockScriptsTests {
 		assertThat(keys.lockKey("a:b")).isEqualTo("app:{a:b}");
 		// The slot of the name itself, so that data tagged with the name lives with them
 		assertThat(List.of(keys.lockKey("a:b"), keys.fenceKey("a:b"), keys.releasedKey("a:b", "node:1"),
-				ExclusiveLockKind.contendersKey(keys, "a:b"), FairLockKind.queueKey(keys, "a:b"),
-				FairLockKind.queueDeadlinesKey(keys, "a:b"), ReadWriteLockKind.readWriteKey(keys, "a:b"),
-				ReadWriteLockKind.writerIntentKey(keys, "a:b"), LockKind.EXCLUSIVE.channel(keys, "a:b"),
-				LockKind.FAIR.channel(keys, "a:b"), LockKind.READ.channel(keys, "a:b"),
-				LockKind.WRITE.channel(keys, "a:b")))
+				FairLockKind.queueKey(keys, "a:b"), FairLockKind.queueDeadlinesKey(keys, "a:b"),
+				ReadWriteLockKind.readWriteKey(keys, "a:b"), ReadWriteLockKind.writerIntentKey(keys, "a:b"),
+				LockKind.EXCLUSIVE.channel(keys, "a:b"), LockKind.FAIR.channel(keys, "a:b"),
+				LockKind.READ.channel(keys, "a:b"), LockKind.WRITE.channel(keys, "a:b")))
 			.allSatisfy((key) -> assertThat(RedisCluster.slot(key)).as(key).isEqualTo(RedisCluster.slot("a:b")));
 	}
 
@@ -124,6 +258,12 @@ class LockScriptsTests {
 		assertThat(first).isNotEqualTo(second).startsWith(tokens.instanceId() + ":");
 		assertThat(second).startsWith(tokens.instanceId() + ":");
 		assertThat(new OwnerTokens().instanceId()).isNotEqualTo(tokens.instanceId());
+	}
+
+	@SuppressWarnings("unchecked")
+	private long serverMicros() {
+		List<Object> time = (List<Object>) this.cli.command("TIME");
+		return Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
 	}
 
 	/** Reads one command's call count from INFO commandstats. */

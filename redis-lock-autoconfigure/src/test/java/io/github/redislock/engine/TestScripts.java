@@ -48,8 +48,17 @@ final class TestScripts {
 			.renew(new LockLease(LockKind.EXCLUSIVE, name, owner, 0, leaseMillis, true, System.nanoTime()));
 	}
 
+	/** How long a lock is still held for, as {@link LockScripts#leaseLeft}. */
+	long leaseLeft(String name) {
+		return this.scripts.leaseLeft(name);
+	}
+
 	ScriptCommands commands() {
 		return this.scripts.commands();
+	}
+
+	LockScripts lockScripts() {
+		return this.scripts;
 	}
 
 }
