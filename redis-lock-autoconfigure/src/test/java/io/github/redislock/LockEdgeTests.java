@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
@@ -96,7 +97,8 @@ class LockEdgeTests {
 				caller.get().interrupt();
 				assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(LockInterruptedException.class);
 				proxy.pass();
-				await().atMost(Duration.ofSeconds(10)).until(() -> this.cli.get("redis-lock:{order}") == null);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> LockKeyValues.holder(this.cli, "redis-lock:{order}") == null);
 			}
 			finally {
 				factory.destroy();

@@ -19,6 +19,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
@@ -197,7 +198,7 @@ class LockFaultTests {
 		this.server.resume();
 		// Redis runs the queued acquisition when it resumes, then the queued release.
 		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(this.cli.get("redis-lock:{paused}"))
+			.untilAsserted(() -> assertThat(LockKeyValues.holder(this.cli, "redis-lock:{paused}"))
 				.as("owner left on the lock by the failed acquisition, with %d ms of lease left",
 						this.cli.pttl("redis-lock:{paused}"))
 				.isNull());
@@ -227,7 +228,7 @@ class LockFaultTests {
 			// As in lockOnAPausedRedisFailsWithinTheCommandTimeoutAndLeavesNothingLocked,
 			// where the server had run a release before.
 			await().atMost(Duration.ofSeconds(3))
-				.untilAsserted(() -> assertThat(dedicatedCli.get("redis-lock:{paused}"))
+				.untilAsserted(() -> assertThat(LockKeyValues.holder(dedicatedCli, "redis-lock:{paused}"))
 					.as("owner left on the lock by the failed acquisition, with %d ms of lease left",
 							dedicatedCli.pttl("redis-lock:{paused}"))
 					.isNull());

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.redislock.LockObserver.ReleaseOutcome;
 import io.github.redislock.contract.CommandStats;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -71,7 +72,8 @@ class LockGroupTests {
 					"redis-lock:{c}");
 		}
 		assertThat(this.released).containsExactly("c", "b", "a");
-		assertThat(this.cli.keys("redis-lock:{?}")).isEmpty();
+		assertThat(this.cli.keys("redis-lock:{?}"))
+			.allSatisfy((key) -> assertThat(LockKeyValues.holder(this.cli, key)).isNull());
 		assertThat(this.locks.diagnostics(this.template).heldCount()).isZero();
 	}
 
@@ -86,7 +88,7 @@ class LockGroupTests {
 				.isInstanceOfSatisfying(LockLostException.class, (other) -> assertThat(other.getKey()).isEqualTo("a"));
 		});
 		assertThat(this.released).containsExactly("c", "b", "a");
-		assertThat(this.cli.get("redis-lock:{b}")).isNull();
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{b}")).isNull();
 		assertThat(group.isHeld()).isFalse();
 	}
 

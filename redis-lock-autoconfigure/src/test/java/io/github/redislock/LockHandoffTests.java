@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.redislock.contract.CommandStats;
 import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -60,7 +61,7 @@ class LockHandoffTests {
 	@Test
 	void releaseHandsTheLockToALocalWaiterWithoutARoundTrip() throws Exception {
 		LockHandle first = this.template.lock("hot");
-		String owner = this.cli.get("redis-lock:{hot}");
+		String owner = LockKeyValues.holder(this.cli, "redis-lock:{hot}");
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(LONG_WAIT),
 				this.executor);
 		awaitOneWaiter(this.template);
@@ -70,10 +71,10 @@ class LockHandoffTests {
 		assertThat(CommandStats.roundTrips(this.cli)).isEqualTo(roundTrips);
 		assertThat(second.isHeld()).isTrue();
 		assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
-		assertThat(this.cli.get("redis-lock:{hot}")).isEqualTo(owner);
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{hot}")).isEqualTo(owner);
 		assertThat(this.otherNode.tryLock("hot", Duration.ZERO)).isEmpty();
 		second.close();
-		assertThat(this.cli.get("redis-lock:{hot}")).isNull();
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{hot}")).isNull();
 		try (LockHandle next = this.otherNode.lock("hot")) {
 			assertThat(next.fencingToken()).isGreaterThan(second.fencingToken());
 		}
@@ -86,10 +87,10 @@ class LockHandoffTests {
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(fixed),
 				this.executor);
 		awaitOneWaiter(this.template);
-		String firstOwner = this.cli.get("redis-lock:{hot}");
+		String firstOwner = LockKeyValues.holder(this.cli, "redis-lock:{hot}");
 		first.close();
 		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
-		assertThat(this.cli.get("redis-lock:{hot}")).isNotEqualTo(firstOwner);
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{hot}")).isNotEqualTo(firstOwner);
 		assertThat(this.cli.pttl("redis-lock:{hot}")).isBetween(1L, 5000L);
 		second.close();
 	}

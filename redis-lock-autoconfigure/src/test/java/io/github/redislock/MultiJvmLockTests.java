@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
 
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
@@ -104,7 +105,7 @@ class MultiJvmLockTests {
 			this.overlaps = cli.get(ContendingNode.OVERLAPS);
 			this.counter = cli.get(ContendingNode.COUNTER);
 			this.section = cli.get(ContendingNode.SECTION);
-			this.lockKey = cli.get("redis-lock:{" + KEY + "}");
+			this.lockKey = LockKeyValues.holder(cli, "redis-lock:{" + KEY + "}");
 			List<?> entries = (List<?>) cli.command("LRANGE", ContendingNode.HOLDERS, "0", "-1");
 			this.entries = entries.stream().map((entry) -> ((String) entry).split(" ")).toList();
 			this.holds = this.entries.stream().filter((entry) -> !isAsking(entry)).toList();

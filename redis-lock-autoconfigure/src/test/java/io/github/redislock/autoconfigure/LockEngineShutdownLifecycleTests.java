@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -16,6 +17,7 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockShutdownException;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -54,7 +56,7 @@ class LockEngineShutdownLifecycleTests {
 			context.close();
 			assertThat(Duration.ofNanos(System.nanoTime() - closing)).isLessThan(Duration.ofSeconds(2));
 			// Released, not left to expire after the 30 s watchdog lease.
-			assertThat(pttl("redis-lock:{invoice:1}")).isEqualTo(-2);
+			assertThat(holder("redis-lock:{invoice:1}")).isNull();
 			assertThat(handle.isHeld()).isFalse();
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
 			assertThatExceptionOfType(LockShutdownException.class).isThrownBy(() -> template.lock("invoice:2"));
@@ -74,7 +76,7 @@ class LockEngineShutdownLifecycleTests {
 			assertThat(handle.isHeld()).isTrue();
 			handle.close();
 			closed.get(2, TimeUnit.SECONDS);
-			assertThat(pttl("redis-lock:{invoice:1}")).isEqualTo(-2);
+			assertThat(holder("redis-lock:{invoice:1}")).isNull();
 		});
 	}
 
@@ -97,6 +99,12 @@ class LockEngineShutdownLifecycleTests {
 	private long pttl(String key) {
 		try (RedisCli cli = this.redis.cli()) {
 			return cli.pttl(key);
+		}
+	}
+
+	private @Nullable String holder(String key) {
+		try (RedisCli cli = this.redis.cli()) {
+			return LockKeyValues.holder(cli, key);
 		}
 	}
 

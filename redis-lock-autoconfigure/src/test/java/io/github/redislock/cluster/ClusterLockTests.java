@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import org.assertj.core.api.Condition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +24,7 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.ClusterLocks;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -125,8 +127,9 @@ class ClusterLockTests {
 	/**
 	 * Every key the engine writes for a lock, found by listing the keys of every primary
 	 * rather than named by the test, lies in the slot of the lock's name, so one script
-	 * can touch them all: a held exclusive lock with a refused contender, and a held read
-	 * lock of the same name.
+	 * can touch them all: a held exclusive lock with a refused contender, granted over
+	 * the tombstone of another node's release (whose release mark the grant keeps), and a
+	 * held read lock of the same name.
 	 */
 	@Test
 	void everyKeyOfALockLivesInTheSlotOfItsName() {
@@ -134,6 +137,7 @@ class ClusterLockTests {
 			this.locks.flush();
 			int slot = ClusterLocks.slotOf(name);
 			RedisServer primary = this.locks.primaryOf(name);
+			this.otherNode.lock(name).close();
 			try (LockHandle exclusive = this.template.lock(name);
 					LockHandle read = this.template.lock(LockRequest.read(name))) {
 				assertThat(this.otherNode.tryLock(name, Duration.ZERO)).as(name).isEmpty();
@@ -145,15 +149,21 @@ class ClusterLockTests {
 				}
 				assertThat(keys).as(name)
 					.containsKeys(ClusterLocks.lockKey(name), ClusterLocks.fenceKey(name))
-					.hasSizeGreaterThanOrEqualTo(4);
+					.hasSizeGreaterThanOrEqualTo(4)
+					.hasKeySatisfying(new Condition<>(
+							(key) -> key.startsWith(ClusterLocks.lockKey(name) + ":released:"), "a release mark"));
 				try (RedisCli cli = primary.cli()) {
 					for (Map.Entry<String, RedisServer> key : keys.entrySet()) {
 						assertThat(key.getValue()).as(key.getKey()).isEqualTo(primary);
 						assertThat(cli.command("CLUSTER", "KEYSLOT", key.getKey())).as(key.getKey())
 							.isEqualTo((long) slot);
 					}
-					assertThat(cli.get(ClusterLocks.fenceKey(name)))
-						.isEqualTo(Long.toString(Math.max(exclusive.fencingToken(), read.fencingToken())));
+					// The exclusive lock keeps its token in its lock key, the read lock
+					// in the
+					// fence key.
+					assertThat(LockKeyValues.token(cli.get(ClusterLocks.lockKey(name))))
+						.isEqualTo(exclusive.fencingToken());
+					assertThat(cli.get(ClusterLocks.fenceKey(name))).isEqualTo(Long.toString(read.fencingToken()));
 				}
 			}
 		}
@@ -213,7 +223,8 @@ class ClusterLockTests {
 			assertThatExceptionOfType(LockNotReplicatedException.class).isThrownBy(() -> safe.lock(stalled))
 				.withMessageContaining(stalled);
 			try (RedisCli primary = this.locks.cliOf(stalled)) {
-				assertThat(primary.get(ClusterLocks.lockKey(stalled))).as("refused grant left behind").isNull();
+				assertThat(LockKeyValues.holder(primary, ClusterLocks.lockKey(stalled))).as("refused grant left behind")
+					.isNull();
 			}
 			try (LockHandle other = safe.lock(healthy)) {
 				assertThat(other.isHeld()).isTrue();

@@ -46,7 +46,7 @@ interface LockEdgeContract extends LockContract {
 			assertThat(handle.isHeld()).isTrue();
 			assertThat(cli.pttl("redis-lock:{order}")).isGreaterThan(TimeUnit.DAYS.toMillis(365));
 		}
-		assertThat(cli.get("redis-lock:{order}")).isNull();
+		assertThat(LockKeyValues.holder(cli, "redis-lock:{order}")).isNull();
 	}
 
 	@Test
@@ -66,7 +66,7 @@ interface LockEdgeContract extends LockContract {
 		Thread.currentThread().interrupt();
 		handle.close();
 		assertThat(Thread.interrupted()).isTrue();
-		assertThat(locks().cli("order").get("redis-lock:{order}")).isNull();
+		assertThat(LockKeyValues.holder(locks().cli("order"), "redis-lock:{order}")).isNull();
 	}
 
 	@Test

@@ -1,8 +1,12 @@
 package io.github.redislock.contract;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
 
 /**
  * What a lock key in Redis says, read as the engine's scripts read it
@@ -48,6 +52,22 @@ public final class LockKeyValues {
 	}
 
 	/**
+	 * The fencing token an exclusive lock key's value keeps: its holder's, or after a
+	 * release the last one granted.
+	 * @param value the value, or {@code null} when there is no key
+	 * @return the token, or {@code null} when the value keeps none (no key, a fair
+	 * holder)
+	 */
+	public static @Nullable Long token(@Nullable String value) {
+		if (value == null || !(value.startsWith("h|") || value.startsWith("r|"))) {
+			return null;
+		}
+		int start = value.indexOf('|', 2) + 1;
+		int end = value.indexOf('|', start);
+		return Long.parseLong(value.substring(start, (end >= 0) ? end : value.length()));
+	}
+
+	/**
 	 * Whether a lock key's value leaves the lock free.
 	 * @param value the value, or {@code null} when there is no key
 	 * @return whether there is no key, or the tombstone of a release
@@ -63,6 +83,27 @@ public final class LockKeyValues {
 	 */
 	public static boolean isTombstone(@Nullable String value) {
 		return value != null && value.startsWith("r|");
+	}
+
+	/**
+	 * The keys matching the pattern on every primary of a topology, less the tombstones
+	 * of released exclusive locks: what still holds a lock or other state.
+	 * @param locks the topology
+	 * @param pattern the pattern, as for {@code KEYS}
+	 * @return the keys
+	 */
+	public static List<String> keysLessTombstones(LockFixture locks, String pattern) {
+		List<String> keys = new ArrayList<>();
+		for (RedisServer primary : locks.primaries()) {
+			try (RedisCli cli = primary.cli()) {
+				for (String key : cli.keys(pattern)) {
+					if (!"string".equals(cli.command("TYPE", key)) || !isTombstone(cli.get(key))) {
+						keys.add(key);
+					}
+				}
+			}
+		}
+		return keys;
 	}
 
 }

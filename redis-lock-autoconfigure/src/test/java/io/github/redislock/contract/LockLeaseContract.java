@@ -59,15 +59,15 @@ interface LockLeaseContract extends LockContract {
 		List<RedisCli> clis = names.stream().map(locks()::cli).toList();
 		List<String> owners = new ArrayList<>();
 		for (int i = 0; i < names.size(); i++) {
-			owners.add(clis.get(i).get(LockFixture.lockKey(names.get(i))));
+			owners.add(LockKeyValues.holder(clis.get(i), LockFixture.lockKey(names.get(i))));
 		}
 		// Held by their owners at every check, until two renewals past the first lease: a
 		// lock that lapsed once cannot come back with the same owner token.
 		Duration past = LEASE.plus(RENEW_INTERVAL.multipliedBy(2));
 		await().during(past).atMost(past.plus(MARGIN)).until(() -> {
 			for (int i = 0; i < names.size(); i++) {
-				if (!handles.get(i).isHeld()
-						|| !owners.get(i).equals(clis.get(i).get(LockFixture.lockKey(names.get(i))))) {
+				if (!handles.get(i).isHeld() || !owners.get(i)
+					.equals(LockKeyValues.holder(clis.get(i), LockFixture.lockKey(names.get(i))))) {
 					return false;
 				}
 			}
@@ -83,7 +83,7 @@ interface LockLeaseContract extends LockContract {
 		handles.forEach(LockHandle::close);
 		assertThat(locks().diagnostics(renewing).renewedCount()).isZero();
 		for (int i = 0; i < names.size(); i++) {
-			assertThat(clis.get(i).get(LockFixture.lockKey(names.get(i)))).isNull();
+			assertThat(LockKeyValues.holder(clis.get(i), LockFixture.lockKey(names.get(i)))).isNull();
 		}
 	}
 
@@ -169,7 +169,7 @@ interface LockLeaseContract extends LockContract {
 		cli.command("SET", "redis-lock:{order:1}", "intruder:1", "PX", "10000");
 		await().atMost(RENEW_INTERVAL.plus(MARGIN)).until(() -> !handle.isHeld());
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
-		assertThat(cli.get("redis-lock:{order:1}")).isEqualTo("intruder:1");
+		assertThat(LockKeyValues.holder(cli, "redis-lock:{order:1}")).isEqualTo("intruder:1");
 	}
 
 	@Test

@@ -139,7 +139,7 @@ interface LockWaitingContract extends LockContract {
 		assertThat(interruptedAfter.get()).isTrue();
 		held.close();
 		assertThat(locks().diagnostics(template).heldCount()).isZero();
-		assertThat(locks().cli(ORDER).get("redis-lock:{order:1}")).isNull();
+		assertThat(LockKeyValues.holder(locks().cli(ORDER), "redis-lock:{order:1}")).isNull();
 	}
 
 	@Test

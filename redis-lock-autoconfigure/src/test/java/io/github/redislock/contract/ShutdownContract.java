@@ -92,9 +92,10 @@ interface ShutdownContract extends LockContract {
 				.withMessageContaining("shut down");
 		}
 		othersHeld.forEach(LockHandle::close);
-		// What is left are fence keys, shared by every instance, and release marks, which
-		// expire within the client's replay window.
-		List<String> left = locks().keys("redis-lock:*")
+		// What is left are fence keys, shared by every instance, release marks, which
+		// expire within the client's replay window, and the tombstones of exclusive
+		// locks, which keep both.
+		List<String> left = LockKeyValues.keysLessTombstones(locks(), "redis-lock:*")
 			.stream()
 			.filter((key) -> !key.endsWith(":fence") && !key.contains(":released:"))
 			.toList();

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.redislock.LockDiagnostics;
+import io.github.redislock.contract.LockKeyValues;
 
 /**
  * Looks into Redis when an acquisition of a node timed out. Finds whether a grant of the
@@ -77,7 +78,7 @@ final class LockInspector {
 		Map<String, String> found = new LinkedHashMap<>();
 		String base = NemesisSettings.KEY_PREFIX + "{" + key + "}";
 		if (!kind.equals("R") && !kind.equals("W")) {
-			String owner = this.redis.opsForValue().get(base);
+			String owner = LockKeyValues.holder(this.redis.opsForValue().get(base));
 			if (isOwn(owner) && count(key, "lock") == 0) {
 				found.put(base, owner);
 			}

@@ -29,6 +29,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 
@@ -143,7 +144,7 @@ final class NemesisNode {
 	private static String instanceId(LockTemplate template, StringRedisTemplate direct, String name) {
 		String key = "instance-" + name;
 		try (LockHandle handle = template.lock(LockRequest.of(key).leaseTime(Duration.ofMinutes(1)))) {
-			String owner = direct.opsForValue().get(NemesisSettings.KEY_PREFIX + "{" + key + "}");
+			String owner = LockKeyValues.holder(direct.opsForValue().get(NemesisSettings.KEY_PREFIX + "{" + key + "}"));
 			if (owner == null || !owner.contains(":")) {
 				throw new IllegalStateException("No owner token in Redis for " + handle);
 			}

@@ -25,6 +25,7 @@ import io.github.redislock.LockTemplate;
 import io.github.redislock.LockTimeoutException;
 import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
@@ -98,7 +99,7 @@ class NetworkFaultTests {
 		LockHandle handle = holder.lock(LockRequest.of("job").leaseTime(Duration.ofSeconds(1)));
 		this.proxy.blackhole();
 		try (LockHandle successor = rival.lock(LockRequest.of("job").waitTime(Duration.ofSeconds(5)))) {
-			String successorOwner = this.cli.get("redis-lock:{job}");
+			String successorOwner = LockKeyValues.holder(this.cli, "redis-lock:{job}");
 			assertThat(handle.isHeld()).isFalse();
 			assertThat(successor.fencingToken()).isGreaterThan(handle.fencingToken());
 			this.proxy.pass();
@@ -106,7 +107,7 @@ class NetworkFaultTests {
 				.satisfies((ex) -> assertThat(ex.getFencingToken()).isEqualTo(handle.fencingToken()));
 			assertThat(this.observer.losses("job")).isEqualTo(1);
 			assertThat(successor.isHeld()).isTrue();
-			assertThat(this.cli.get("redis-lock:{job}")).isNotNull().isEqualTo(successorOwner);
+			assertThat(LockKeyValues.holder(this.cli, "redis-lock:{job}")).isNotNull().isEqualTo(successorOwner);
 		}
 	}
 
@@ -126,13 +127,13 @@ class NetworkFaultTests {
 		assertThat(handle.isHeld()).isFalse();
 		assertThat(this.locks.diagnostics(holder).renewedCount()).isZero();
 		try (LockHandle successor = rival.lock(LockRequest.of("job").waitTime(Duration.ofSeconds(5)))) {
-			String successorOwner = this.cli.get("redis-lock:{job}");
+			String successorOwner = LockKeyValues.holder(this.cli, "redis-lock:{job}");
 			assertThat(successor.fencingToken()).isGreaterThan(handle.fencingToken());
 			this.proxy.pass();
 			// Sent after the held renewals on the same connection, so they ran first.
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
 				.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("job"));
-			assertThat(this.cli.get("redis-lock:{job}")).isEqualTo(successorOwner);
+			assertThat(LockKeyValues.holder(this.cli, "redis-lock:{job}")).isEqualTo(successorOwner);
 			assertThat(this.cli.pttl("redis-lock:{job}")).isGreaterThan(lease.toMillis());
 			assertThat(successor.isHeld()).isTrue();
 		}
@@ -295,7 +296,8 @@ class NetworkFaultTests {
 			if (handle != null) {
 				acquired++;
 				assertThat(handle.isHeld()).isTrue();
-				assertThat(this.cli.get("redis-lock:{" + key + "}")).as("lock of a returned handle").isNotNull();
+				assertThat(LockKeyValues.holder(this.cli, "redis-lock:{" + key + "}")).as("lock of a returned handle")
+					.isNotNull();
 				try {
 					handle.close();
 				}
@@ -306,19 +308,20 @@ class NetworkFaultTests {
 				}
 				await().pollInterval(Duration.ofMillis(20))
 					.atMost(COMMAND_TIMEOUT.multipliedBy(2).plus(MARGIN))
-					.until(() -> this.cli.get("redis-lock:{" + key + "}") == null);
+					.until(() -> LockKeyValues.holder(this.cli, "redis-lock:{" + key + "}") == null);
 				continue;
 			}
 			assertThat(failure).as("attempt %d", i).isInstanceOf(LockException.class);
-			// The fence key is written only by a grant: Redis ran the script.
-			if (this.cli.get("redis-lock:{" + key + "}:fence") != null) {
+			// Only a grant writes the lock key (held, or the tombstone its release left):
+			// Redis ran the script.
+			if (this.cli.get("redis-lock:{" + key + "}") != null) {
 				grantedButFailed++;
 			}
 			Throwable reported = failure;
 			int index = i;
 			await().pollInterval(Duration.ofMillis(20))
 				.atMost(COMMAND_TIMEOUT.multipliedBy(2).plus(MARGIN))
-				.untilAsserted(() -> assertThat(this.cli.get("redis-lock:{" + key + "}"))
+				.untilAsserted(() -> assertThat(LockKeyValues.holder(this.cli, "redis-lock:{" + key + "}"))
 					.as("lock left by attempt %d, which failed with %s, with %d ms of lease left", index, reported,
 							this.cli.pttl("redis-lock:{" + key + "}"))
 					.isNull());

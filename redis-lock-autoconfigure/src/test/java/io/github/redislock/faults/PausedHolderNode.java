@@ -10,6 +10,7 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 
@@ -46,10 +47,12 @@ final class PausedHolderNode {
 				Thread.sleep(20);
 			}
 			print("LOST");
-			// What a resource that checks fencing tokens would compare against.
-			String latest = new StringRedisTemplate(factory).opsForValue().get("redis-lock:{" + key + "}:fence");
+			// What a resource that checks fencing tokens would compare against: the token
+			// the lock key keeps, its successor's or the last one released.
+			Long latest = LockKeyValues
+				.token(new StringRedisTemplate(factory).opsForValue().get("redis-lock:{" + key + "}"));
 			print("LATEST " + latest);
-			print("OLDER " + (latest != null && handle.fencingToken() < Long.parseLong(latest)));
+			print("OLDER " + (latest != null && handle.fencingToken() < latest));
 			try {
 				handle.close();
 				print("CLOSE released");

@@ -10,6 +10,7 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.CountingObserver;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.SentinelLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisSentinels;
@@ -50,7 +51,7 @@ class SentinelFailoverTests {
 			RedisServer replica = failing.replica();
 			String owner;
 			try (RedisCli cli = failing.primary().cli()) {
-				owner = cli.get("redis-lock:{survivor}");
+				owner = LockKeyValues.holder(cli, "redis-lock:{survivor}");
 			}
 			awaitReplicated(replica, "redis-lock:{survivor}", owner);
 			failing.primary().kill();
@@ -60,16 +61,16 @@ class SentinelFailoverTests {
 				// Renewals that reached the new primary: the old one is dead.
 				await().atMost(Duration.ofSeconds(10))
 					.until(() -> this.observer.renewals("survivor") >= renewalsBeforeFailover + 2);
-				assertThat(cli.get("redis-lock:{survivor}")).isEqualTo(owner);
+				assertThat(LockKeyValues.holder(cli, "redis-lock:{survivor}")).isEqualTo(owner);
 				assertThat(cli.pttl("redis-lock:{survivor}")).isGreaterThan(lease.minusSeconds(2).toMillis());
 				assertThat(handle.isHeld()).isTrue();
 				assertThat(this.observer.losses("survivor")).isZero();
 				assertThat(other.tryLock("survivor", Duration.ZERO)).isEmpty();
 				try (LockHandle fresh = other.lock(LockRequest.of("fresh").waitTime(Duration.ofSeconds(5)))) {
-					assertThat(cli.get("redis-lock:{fresh}")).isNotNull();
+					assertThat(LockKeyValues.holder(cli, "redis-lock:{fresh}")).isNotNull();
 				}
 				handle.close();
-				assertThat(cli.get("redis-lock:{survivor}")).isNull();
+				assertThat(LockKeyValues.holder(cli, "redis-lock:{survivor}")).isNull();
 				try (LockHandle next = other.lock(LockRequest.of("survivor").waitTime(Duration.ZERO))) {
 					assertThat(next.fencingToken()).isGreaterThan(handle.fencingToken());
 				}
@@ -105,7 +106,7 @@ class SentinelFailoverTests {
 					assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close)
 						.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("unreplicated"));
 					assertThat(next.isHeld()).isTrue();
-					assertThat(cli.get("redis-lock:{unreplicated}")).isNotNull();
+					assertThat(LockKeyValues.holder(cli, "redis-lock:{unreplicated}")).isNotNull();
 				}
 			}
 		}

@@ -15,13 +15,14 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.redislock.LockException;
 import io.github.redislock.LockAccessException;
+import io.github.redislock.LockException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.observation.LockNames;
 import io.github.redislock.test.FaultProxy;
@@ -142,7 +143,7 @@ class LockMetricsTests {
 		await().atMost(TIMEOUT).until(() -> gauge("redis.lock.releases.retried") == 1);
 		this.proxy.pass();
 		await().atMost(TIMEOUT).until(() -> gauge("redis.lock.releases.retried") == 0);
-		assertThat(this.cli.get("redis-lock:{order:7}")).isNull();
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{order:7}")).isNull();
 	}
 
 	private double gauge(String name) {

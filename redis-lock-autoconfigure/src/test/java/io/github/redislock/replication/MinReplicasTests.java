@@ -21,6 +21,7 @@ import io.github.redislock.LockNotReplicatedException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisSentinels;
@@ -83,7 +84,7 @@ class MinReplicasTests {
 			.withMessageContaining("redis-lock.min-replicas")
 			.satisfies((ex) -> assertThat(ex.getAcknowledged()).isZero());
 		try (RedisCli primary = this.group.primary().cli()) {
-			assertThat(primary.keys("redis-lock:{invoice:2}*")).doesNotContain("redis-lock:{invoice:2}");
+			assertThat(LockKeyValues.holder(primary, "redis-lock:{invoice:2}")).isNull();
 		}
 		assertThat(this.diagnostics.get(safe).heldCount()).isZero();
 		this.group.replica().resume();
