@@ -39,6 +39,8 @@ class DataLossTests {
 
 	private LockTemplate otherNode;
 
+	private LockTemplate thirdNode;
+
 	private RedisCli cli;
 
 	private ExecutorService threads;
@@ -48,6 +50,7 @@ class DataLossTests {
 		this.locks = new StandaloneLocks(server);
 		this.node = this.locks.template();
 		this.otherNode = this.locks.template();
+		this.thirdNode = this.locks.template();
 		this.cli = this.locks.cli();
 		this.threads = Executors.newCachedThreadPool();
 	}
@@ -67,9 +70,14 @@ class DataLossTests {
 			.supplyAsync(() -> this.node.lock(LockRequest.of(KEY).waitTime(Duration.ofSeconds(30))), secondThread);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.locks.diagnostics(this.node).waiterCount() == 1);
 		this.cli.flushAll();
-		// Another JVM takes the lock Redis forgot and releases it: its release message
-		// lets the waiting thread of this JVM in.
-		this.otherNode.lock(KEY).close();
+		// Another JVM takes the lock Redis forgot, a third is refused it, and the release
+		// message (sent since a JVM other than the holder's was refused) lets the waiting
+		// thread of this JVM in: that thread sleeps behind its own JVM's holder without
+		// asking Redis, so only a release message wakes it before its holder's lease
+		// ends.
+		LockHandle taken = this.otherNode.lock(KEY);
+		assertThat(this.thirdNode.tryLock(KEY, Duration.ZERO)).isEmpty();
+		taken.close();
 		LockHandle granted = second.get(10, TimeUnit.SECONDS);
 		assertThat(first.isHeld()).as("the hold whose lease Redis forgot").isFalse();
 		assertThat(granted.isHeld()).isTrue();

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.awaitility.core.ConditionTimeoutException;
 
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 
@@ -13,8 +14,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Finds what still holds or queues for a lock in Redis once every node released and
- * closed: lock keys, fair queues, read/write holders and writer intents. Fence keys and
- * other bookkeeping that outlives a lock on purpose do not count.
+ * closed: lock keys, fair queues, read/write holders and writer intents. Fence keys, the
+ * tombstones of released exclusive locks and other bookkeeping that outlives a lock on
+ * purpose do not count.
  */
 final class NemesisLeftovers {
 
@@ -49,6 +51,7 @@ final class NemesisLeftovers {
 			return cli.keys(NemesisSettings.KEY_PREFIX + "*")
 				.stream()
 				.filter((key) -> LOCKING_SUFFIXES.stream().anyMatch(key::endsWith))
+				.filter((key) -> !key.endsWith("}") || !LockKeyValues.isTombstone(cli.get(key)))
 				.map((key) -> key + " (pttl " + cli.pttl(key) + " ms)")
 				.toList();
 		}

@@ -112,9 +112,9 @@ class SentinelFailoverTests {
 		}
 	}
 
-	private static void awaitReplicated(RedisServer replica, String key, String value) {
+	private static void awaitReplicated(RedisServer replica, String key, String owner) {
 		try (RedisCli cli = replica.cli()) {
-			await().atMost(Duration.ofSeconds(5)).until(() -> value.equals(cli.get(key)));
+			await().atMost(Duration.ofSeconds(5)).until(() -> owner.equals(LockKeyValues.holder(cli, key)));
 		}
 	}
 
