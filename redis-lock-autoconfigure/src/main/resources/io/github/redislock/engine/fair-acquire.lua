@@ -3,7 +3,7 @@
 -- reports that grant, with the same token, and never queues behind it.
 -- KEYS[1]  the lock key; its value is the owner token of the holder, or what an exclusive lock of the same name keeps
 --          there (lock-key.lua), whose tombstone counts as free
--- KEYS[2]  the fence key, as in acquire.lua
+-- KEYS[2]  the fence key: the last fencing token granted, kept for a while after the grant (fencing-token.lua)
 -- KEYS[3]  the queue: owner tokens of the waiters, in arrival order
 -- KEYS[4]  the deadlines: a sorted set of each queued owner's deadline, in server milliseconds
 -- ARGV[1]  owner token of the caller

@@ -1,9 +1,10 @@
 -- Releases a fair lock when the caller owns it, and wakes the head of its queue only.
--- Safe to run twice, as release.lua: the same release run again reports the release.
+-- Safe to run twice: a release leaves a short-lived mark of its owner, so that the same release run again (Lettuce
+-- sends a command again after a reconnect when its answer was lost) reports the release, not a lost lock.
 -- KEYS[1]  the lock key
 -- KEYS[2]  the queue, as in fair-acquire.lua
 -- KEYS[3]  the deadlines, as in fair-acquire.lua
--- KEYS[4]  the release mark of the caller's owner token, as in release.lua
+-- KEYS[4]  the release mark of the caller's owner token (LockKeys.releasedKey)
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  the release channel
 -- ARGV[3]  the command that publishes: 'spublish' or 'publish'

@@ -5,7 +5,7 @@
 -- KEYS[1]  the holders: a hash of 'mode' ('read' or 'write') and, per holder, its owner token and lease end
 --          in server milliseconds; the key expires with the last lease
 -- KEYS[2]  the writer intent: the owner token of a writer that waits, which keeps new readers out
--- KEYS[3]  the fence key, as in acquire.lua
+-- KEYS[3]  the fence key, as in fair-acquire.lua
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  'read' or 'write'
 -- ARGV[3]  lease in milliseconds

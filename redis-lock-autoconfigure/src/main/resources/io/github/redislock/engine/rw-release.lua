@@ -1,7 +1,7 @@
 -- Releases the caller's side of a read/write lock when it still holds it, and wakes every waiter when others
--- may now get in. Safe to run twice, as release.lua: the same release run again reports the release.
+-- may now get in. Safe to run twice, as fair-release.lua: the same release run again reports the release.
 -- KEYS[1]  the holders, as in rw-acquire.lua
--- KEYS[2]  the release mark of the caller's owner token, as in release.lua
+-- KEYS[2]  the release mark of the caller's owner token, as in fair-release.lua
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  'read' or 'write': the side the caller releases
 -- ARGV[3]  the release channel
