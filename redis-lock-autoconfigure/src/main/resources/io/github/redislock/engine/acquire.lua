@@ -16,7 +16,8 @@
 local clock = redis.call('time')
 local token = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local granted = 'h|' .. ARGV[1] .. '|'
-if redis.call('set', KEYS[1], granted .. string.format('%.0f', token), 'NX', 'PX', ARGV[2]) then
+-- The token's digits, without string.format, which costs more than the rest of this line.
+if redis.call('set', KEYS[1], granted .. clock[1] .. string.sub('00000' .. clock[2], -6), 'NX', 'PX', ARGV[2]) then
 	return {1, token}
 end
 local value = redis.call('get', KEYS[1])

@@ -54,6 +54,18 @@ class LockScriptsTests {
 		assertThat(this.cli.keys("*")).containsExactly("test:{order:1}");
 	}
 
+	/**
+	 * The stored token is written from the server time's two parts: the microseconds keep
+	 * their leading zeros (one grant in ten has some).
+	 */
+	@Test
+	void storedTokenIsTheGrantedOne() {
+		for (int i = 0; i < 200; i++) {
+			Attempt attempt = this.scripts.acquire("order:" + i, "node:1", 5000);
+			assertThat(this.cli.get("test:{order:" + i + "}")).isEqualTo("h|node:1|" + attempt.fencingToken());
+		}
+	}
+
 	@Test
 	void acquireOfAHeldLockRepliesWithTheHoldersLeaseLeft() {
 		this.scripts.acquire("order:1", "node:1", 5000);
