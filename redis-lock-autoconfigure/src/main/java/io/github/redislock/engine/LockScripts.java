@@ -34,7 +34,8 @@ final class LockScripts {
 	 * How long the last fencing token of a lock is kept after its grant, in milliseconds:
 	 * long enough to cover grants within one microsecond of server time and a server
 	 * clock that steps back, short enough that an idle lock costs nothing for long. An
-	 * argument of every acquire script.
+	 * argument of the fair and read/write acquire scripts; an exclusive lock keeps its
+	 * token this long after its release, in its tombstone.
 	 */
 	static final String FENCE_RETENTION_MILLIS = "60000";
 

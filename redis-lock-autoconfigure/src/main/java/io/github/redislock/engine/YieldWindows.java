@@ -9,12 +9,15 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * A thread that releases a lock and at once asks for it again would nearly always beat a
  * waiter of another JVM, which must first receive the release message. So when a thread
- * of another JVM waits (the acquire script notes each JVM it refuses, and the release
- * script reports whether one other than the releaser's was refused since the last
- * release), the threads of this JVM leave the lock alone until a release by another JVM
- * arrives (each release message names its owner, whose token begins with its JVM's
- * instance id), or for a bounded time if none does, and the waiter elsewhere gets its
- * turn. A JVM that merely stays subscribed after its waiters left triggers no yield.
+ * of another JVM waits (the acquire script flags the grant when it refuses a thread of
+ * another JVM than the holder's, and the release script reports the flag), the threads of
+ * this JVM leave the lock alone until a release by another JVM arrives (each release
+ * message names its owner, whose token begins with its JVM's instance id), or for a
+ * bounded time if none does, and the waiter elsewhere gets its turn. A JVM that merely
+ * stays subscribed after its waiters left triggers no yield. The grant that follows such
+ * a release is flagged in Redis too, so that its release publishes though nobody was
+ * refused: this JVM's threads wait for that message without asking Redis
+ * ({@code release.lua}).
  *
  * <p>
  * Only for a kind that {@linkplain LockKind#yields() yields}. A window is opened by the

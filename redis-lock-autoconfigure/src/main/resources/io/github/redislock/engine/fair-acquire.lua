@@ -66,7 +66,7 @@ if wait > 0 then
 		head = ARGV[1]
 	end
 end
-local left = redis.call('pttl', KEYS[1])
+local left = holder and redis.call('pttl', KEYS[1]) or -2
 if head and head ~= ARGV[1] then
 	local headLeft = tonumber(redis.call('zscore', KEYS[4], head)) - now
 	if left < 0 or headLeft < left then
