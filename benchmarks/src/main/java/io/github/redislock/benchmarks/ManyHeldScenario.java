@@ -1,0 +1,104 @@
+package io.github.redislock.benchmarks;
+
+import java.time.Duration;
+
+import io.github.redislock.test.RedisCli;
+
+/**
+ * One JVM holds many locks with no fixed lease, so that its watchdog renews them, for a
+ * measured window; then releases them. For each number of locks: the Redis commands and
+ * round trips the renewals cost, the CPU of the client and of Redis, locks lost (there
+ * must be none) and the heap each held lock takes.
+ * <p>
+ * Taking the locks is not measured: the window starts once they are all held and the JIT
+ * compilers have settled. Renewals are periodic, so a window of whole renew intervals
+ * sees each lock renewed once per interval wherever it starts. Before the first window a
+ * short {@link MonitorProbe} watches the first renewals, which tells the commands clients
+ * sent from those run inside scripts.
+ */
+final class ManyHeldScenario {
+
+	static final String KEY_PREFIX = "many-held:";
+
+	/** Client commands the probe waits for, at most one per held lock. */
+	private static final int PROBED_COMMANDS = 100;
+
+	/**
+	 * Time for per-key state that is dropped on a timer to go (redis-lock lingers 1 s).
+	 */
+	private static final long SETTLE_MILLIS = 2000;
+
+	private ManyHeldScenario() {
+	}
+
+	static Figures run(ScenarioContext context) throws Exception {
+		BenchmarkSettings settings = context.settings();
+		try (LockClient client = context.openClient(); RedisCli cli = context.cli()) {
+			Duration interval = client.renewInterval();
+			// The path that takes the locks runs compiled, so that taking many is quick
+			WaitersScenario.warmUp(client, settings.warmup(), "many-held");
+			Figures figures = new Figures().put("renewIntervalSeconds", interval.toMillis() / 1e3)
+				.put("noticesLoss", client.noticesLoss());
+			boolean probed = false;
+			for (int count : settings.heldCounts()) {
+				String prefix = "held." + count + ".";
+				long[] before = HeapUsage.afterCollections();
+				long start = System.nanoTime();
+				try (HeldLocks held = HeldLocks.acquire(client, KEY_PREFIX + count + ":", count)) {
+					figures.put(prefix + "acquireSeconds", (System.nanoTime() - start) / 1e9);
+					if (!probed) {
+						probe(context, cli, count, interval, figures);
+						probed = true;
+					}
+					Warmup.awaitQuietCompilers(interval.dividedBy(2));
+					measure(cli, settings.heldDuration(), figures, prefix);
+					long[] after = HeapUsage.afterCollections();
+					HeldLocks.Outcome outcome = held.releaseAll();
+					figures.put(prefix + "heapBytesPerLock", (double) (after[1] - before[1]) / count)
+						.put(prefix + "heapNoiseBytesPerLock",
+								(double) Math.max(before[2] - before[0], after[2] - after[0]) / count)
+						.put(prefix + "lost", outcome.lost())
+						.put(prefix + "lossNoticed", outcome.lossNoticed());
+				}
+				Thread.sleep(SETTLE_MILLIS);
+			}
+			return figures;
+		}
+	}
+
+	/**
+	 * Watch the first renewals with MONITOR, until clients sent some commands or an
+	 * interval and a half passed, and keep the share of each command that clients sent.
+	 */
+	private static void probe(ScenarioContext context, RedisCli cli, int count, Duration interval, Figures figures)
+			throws InterruptedException {
+		MonitorProbe probe = MonitorProbe.start(context.host(), context.port());
+		probe.awaitClientCommands(Math.min(count, PROBED_COMMANDS), interval.multipliedBy(3).dividedBy(2));
+		probe.finish(cli);
+		CommandCounts.writeShares(probe.clientShares(), figures);
+		figures.put("probe.clientCommands", probe.clientCommands()).put("probe.scriptCommands", probe.scriptCommands());
+	}
+
+	/**
+	 * Hold the locks for the window, and record what Redis ran and what both processes
+	 * used meanwhile.
+	 */
+	private static void measure(RedisCli cli, Duration window, Figures figures, String prefix)
+			throws InterruptedException {
+		RedisActivity redis = new RedisActivity(cli);
+		ThreadCpu threadCpu = ThreadCpu.start();
+		redis.start();
+		long clientCpu = -CpuTime.process();
+		long start = System.nanoTime();
+		ScenarioContext.sleepUntil(start + window.toNanos());
+		clientCpu += CpuTime.process();
+		long elapsed = System.nanoTime() - start;
+		redis.stop();
+		figures.put(prefix + "windowSeconds", elapsed / 1e9)
+			.put(prefix + "clientCpuMicros", clientCpu / 1e3)
+			.put(prefix + "redisCpuMicros", redis.cpuNanos() / 1e3)
+			.put(prefix + "busiestThreads", threadCpu.busiest());
+		redis.commands().writeTo(figures, prefix);
+	}
+
+}
