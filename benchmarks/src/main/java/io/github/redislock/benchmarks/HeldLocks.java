@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class HeldLocks implements AutoCloseable {
 
-	private static final int THREADS = 32;
+	static final int THREADS = 32;
 
 	private final LockClient client;
 
