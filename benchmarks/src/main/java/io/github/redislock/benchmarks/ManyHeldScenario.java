@@ -20,6 +20,16 @@ final class ManyHeldScenario {
 
 	static final String KEY_PREFIX = "many-held:";
 
+	/**
+	 * Locks taken and released before each count, with a fixed lease so that the watchdog
+	 * is not involved, so that the client's connections, scripts and caches are set up
+	 * before the heap is first read.
+	 */
+	private static final int WARMUP_LOCKS = 500;
+
+	/** A lease the warm-up locks outlive by far. */
+	private static final Duration WARMUP_LEASE = Duration.ofSeconds(30);
+
 	/** Client commands the probe waits for, at most one per held lock. */
 	private static final int PROBED_COMMANDS = 100;
 
@@ -61,6 +71,9 @@ final class ManyHeldScenario {
 	private static void hold(ScenarioContext context, RedisCli cli, LockClient client, int count, Duration interval,
 			boolean first, Figures figures) throws Exception {
 		String prefix = "held." + count + ".";
+		for (int i = 0; i < WARMUP_LOCKS; i++) {
+			client.acquire(KEY_PREFIX + "warmup:" + count + ":" + i, WARMUP_LEASE).release();
+		}
 		long[] before = HeapUsage.afterCollections();
 		long start = System.nanoTime();
 		try (HeldLocks held = HeldLocks.acquire(client, KEY_PREFIX + count + ":", count)) {

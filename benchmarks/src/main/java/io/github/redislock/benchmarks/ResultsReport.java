@@ -100,25 +100,7 @@ final class ResultsReport {
 
 	private void manyHeld(StringBuilder text, BenchmarkSettings settings) {
 		ManyHeldTable manyHeld = new ManyHeldTable(this.results.getOrDefault(Scenario.MANY_HELD, Map.of()));
-		section(text, Scenario.MANY_HELD, manyHeld.table(), "One JVM takes each number of locks with no fixed lease, "
-				+ "so that its watchdog renews them (redis-lock: a LockRequest without lease time; Redisson: RLock "
-				+ "without leaseTime, renewed every third of its lockWatchdogTimeout), holds them for "
-				+ seconds(settings.heldDuration().toMillis()) + " while measured, then releases them all; taking "
-				+ "them, on " + HeldLocks.THREADS
-				+ " threads, is not measured. Figures per interval divide by the renew intervals "
-				+ "the window lasted: each lock is renewed about once per interval. Round trips are the commands "
-				+ "clients sent, from INFO commandstats over the window with the share of each command that clients "
-				+ "sent as a MONITOR probe of the first renewals saw; all commands include those run inside "
-				+ "scripts. CPU is that of the whole client JVM and of redis-server over the window, their idle work "
-				+ "included, which weighs most when few locks are held. Locks lost are those whose holder was told "
-				+ "so or whose release found them gone in Redis; loss notices, those whose holder was told before "
-				+ "releasing (Redisson tells its holder nothing: –). Heap per held lock is the used heap after "
-				+ "full collections with the locks held, less that before they were taken, over their number; it "
-				+ "includes about 20 bytes of the benchmark's own per lock (an array slot and the object that wraps "
-				+ "the handle). redis-lock DistributedLockRegistry renews through the same watchdog as redis-lock "
-				+ "and is left out. Spring Integration's RedisLockRegistry has no watchdog in its default "
-				+ "configuration (it renews only when given a renewal TaskScheduler), and the floors have a fixed "
-				+ "lease.");
+		section(text, Scenario.MANY_HELD, manyHeld.table(), ManyHeldTable.description(settings));
 		List<String> busiest = manyHeld.busiestThreads();
 		if (!busiest.isEmpty()) {
 			text.append("Client CPU by thread over the window with the most locks held:\n\n");
