@@ -86,7 +86,7 @@ interface LockEdgeContract extends LockContract {
 	default void attemptWithoutWaitIsRefusedWhileAnotherLocalThreadHoldsTheLock() throws Exception {
 		LockTemplate node = locks().template();
 		try (LockHandle held = node.lock("report")) {
-			Thread other = new Thread(() -> {
+			Thread other = CallerThreads.factory("other-").newThread(() -> {
 				Optional<LockHandle> attempt = node.tryLock("report", Duration.ZERO);
 				assertThat(attempt).isEmpty();
 			});
