@@ -106,7 +106,7 @@ class VirtualThreadLockTests {
 
 	@Test
 	void fairLocksAndReadWriteLocksOnVirtualThreadsPinNoCarrier() throws Exception {
-		int threads = 2_000;
+		int threads = 1_000;
 		AtomicIntegerArray fairCounters = new AtomicIntegerArray(KEYS);
 		Caller fairIncrement = (i, node, handle) -> {
 			int value = fairCounters.get(i % KEYS);
@@ -165,6 +165,7 @@ class VirtualThreadLockTests {
 			held.add(holderNode.lock(holding.apply(key(k))));
 		}
 		AtomicInteger granted = new AtomicInteger();
+		long started = System.nanoTime();
 		ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
 		try {
 			for (int i = 0; i < threads; i++) {
@@ -186,6 +187,8 @@ class VirtualThreadLockTests {
 			executor.shutdown();
 			assertThat(executor.awaitTermination(WAIT_TIME.toSeconds(), TimeUnit.SECONDS)).isTrue();
 			Duration took = Duration.ofNanos(System.nanoTime() - released);
+			System.out.printf("%,d callers of %s: all waiting after %,d ms, all through %,d ms after the release%n",
+					threads, requests.apply(0), TimeUnit.NANOSECONDS.toMillis(released - started), took.toMillis());
 			if (!this.failures.isEmpty()) {
 				throw new AssertionError(this.failures.size() + " of " + threads + " callers failed, first with",
 						this.failures.peek());
