@@ -86,9 +86,9 @@ class VirtualThreadLockTests {
 			counters.set(i % KEYS, value + 1);
 			sections.exit(section);
 		};
-		runQueued(WARM_UP_THREADS, LockRequest::of, (i) -> LockRequest.of(key(i)), increment);
+		runQueued("exclusive", WARM_UP_THREADS, LockRequest::of, (i) -> LockRequest.of(key(i)), increment);
 		try (PinnedCarriers pinned = PinnedCarriers.record()) {
-			Duration took = runQueued(threads, LockRequest::of, (i) -> LockRequest.of(key(i)), increment);
+			Duration took = runQueued("exclusive", threads, LockRequest::of, (i) -> LockRequest.of(key(i)), increment);
 			List<String> pinnedEvents = pinned.stop();
 			System.out.printf("%,d virtual threads over %d keys: all granted in %,d ms, %d pinned events%n", threads,
 					KEYS, took.toMillis(), pinnedEvents.size());
@@ -118,11 +118,11 @@ class VirtualThreadLockTests {
 		IntFunction<LockRequest> readOrWrite = (i) -> (i % 5 == 0) ? LockRequest.write(key(i))
 				: LockRequest.read(key(i));
 		Caller readOrWriteCall = (i, node, handle) -> document.enter(i % KEYS, i % 5 == 0);
-		runQueued(WARM_UP_THREADS, FAIR, (i) -> FAIR.apply(key(i)), fairIncrement);
-		runQueued(WARM_UP_THREADS, LockRequest::write, readOrWrite, readOrWriteCall);
+		runQueued("fair", WARM_UP_THREADS, FAIR, (i) -> FAIR.apply(key(i)), fairIncrement);
+		runQueued("read/write", WARM_UP_THREADS, LockRequest::write, readOrWrite, readOrWriteCall);
 		try (PinnedCarriers pinned = PinnedCarriers.record()) {
-			runQueued(threads, FAIR, (i) -> FAIR.apply(key(i)), fairIncrement);
-			runQueued(threads, LockRequest::write, readOrWrite, readOrWriteCall);
+			runQueued("fair", threads, FAIR, (i) -> FAIR.apply(key(i)), fairIncrement);
+			runQueued("read/write", threads, LockRequest::write, readOrWrite, readOrWriteCall);
 			List<String> pinnedEvents = pinned.stop();
 			System.out.printf("%,d fair and %,d read/write callers on virtual threads: %d pinned events%n", threads,
 					threads, pinnedEvents.size());
@@ -154,8 +154,8 @@ class VirtualThreadLockTests {
 	 * lets go and waits for all of them to be through.
 	 * @return how long from letting go until the last caller was through
 	 */
-	private Duration runQueued(int threads, Function<String, LockRequest> holding, IntFunction<LockRequest> requests,
-			Caller caller) throws Exception {
+	private Duration runQueued(String kind, int threads, Function<String, LockRequest> holding,
+			IntFunction<LockRequest> requests, Caller caller) throws Exception {
 		LockOptions options = LockOptions.defaults().withWaitTime(WAIT_TIME);
 		List<LockTemplate> nodes = List.of(this.locks.template(options, COMMAND_TIMEOUT),
 				this.locks.template(options, COMMAND_TIMEOUT));
@@ -187,8 +187,8 @@ class VirtualThreadLockTests {
 			executor.shutdown();
 			assertThat(executor.awaitTermination(WAIT_TIME.toSeconds(), TimeUnit.SECONDS)).isTrue();
 			Duration took = Duration.ofNanos(System.nanoTime() - released);
-			System.out.printf("%,d callers of %s: all waiting after %,d ms, all through %,d ms after the release%n",
-					threads, requests.apply(0), TimeUnit.NANOSECONDS.toMillis(released - started), took.toMillis());
+			System.out.printf("%,d %s callers: all waiting after %,d ms, all through %,d ms after the release%n",
+					threads, kind, TimeUnit.NANOSECONDS.toMillis(released - started), took.toMillis());
 			if (!this.failures.isEmpty()) {
 				throw new AssertionError(this.failures.size() + " of " + threads + " callers failed, first with",
 						this.failures.peek());
