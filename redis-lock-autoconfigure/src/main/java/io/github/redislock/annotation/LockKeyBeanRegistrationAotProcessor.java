@@ -51,13 +51,14 @@ final class LockKeyBeanRegistrationAotProcessor implements BeanRegistrationAotPr
 		}
 		return (generationContext, code) -> {
 			ReflectionHints hints = generationContext.getRuntimeHints().reflection();
-			locked.forEach((method, lock) -> register(hints, method, lock, beanClass));
+			LockKeyEvaluator evaluator = new LockKeyEvaluator();
+			LockKeyHints keyHints = new LockKeyHints(hints);
+			locked.forEach((method, lock) -> register(hints, evaluator, keyHints, method, lock, beanClass));
 		};
 	}
 
-	private static void register(ReflectionHints hints, Method method, DistributedLock lock, Class<?> beanClass) {
-		LockKeyEvaluator evaluator = new LockKeyEvaluator();
-		LockKeyHints keyHints = new LockKeyHints(hints);
+	private static void register(ReflectionHints hints, LockKeyEvaluator evaluator, LockKeyHints keyHints,
+			Method method, DistributedLock lock, Class<?> beanClass) {
 		for (String template : lock.key()) {
 			try {
 				keyHints.register(evaluator.parse(template, method, beanClass), method);

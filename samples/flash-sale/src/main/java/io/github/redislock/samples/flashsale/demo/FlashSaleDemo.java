@@ -112,9 +112,11 @@ public final class FlashSaleDemo {
 		int purchases = DEFAULT_PURCHASES;
 		for (String arg : args) {
 			if (arg.startsWith(PURCHASES_ARGUMENT)) {
-				purchases = Integer.parseInt(arg.substring(PURCHASES_ARGUMENT.length()));
+				String value = arg.substring(PURCHASES_ARGUMENT.length());
+				purchases = value.matches("\\d{1,9}") ? Integer.parseInt(value) : 0;
 				if (purchases <= 0) {
-					throw new IllegalArgumentException(arg + ": give a positive number of purchases");
+					throw new IllegalArgumentException(
+							arg + ": give a positive number of purchases, such as " + PURCHASES_ARGUMENT + "400");
 				}
 			}
 		}
