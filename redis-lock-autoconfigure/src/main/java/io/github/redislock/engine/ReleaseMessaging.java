@@ -100,6 +100,14 @@ final class ReleaseMessaging {
 				? Duration.ofMillis(lettuce.getTimeout()) : DEFAULT_COMMAND_TIMEOUT;
 	}
 
+	/**
+	 * Whether the publish command is known, so that {@link #publishCommand()} waits for
+	 * nothing: always, but on a cluster before its nodes' versions were read.
+	 */
+	boolean isDecided() {
+		return this.sharded != null;
+	}
+
 	boolean isSharded() {
 		Boolean known = this.sharded;
 		return (known != null) ? known : decide();

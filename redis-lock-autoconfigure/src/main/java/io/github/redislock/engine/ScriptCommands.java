@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -118,6 +119,25 @@ final class ScriptCommands implements AutoCloseable {
 	/** Run a script without waiting; the answer is completed on Lettuce's thread. */
 	<T> CompletionStage<T> executeAsync(ScriptCall<T> call) {
 		return executeAsync(commands(), call);
+	}
+
+	/**
+	 * Run a script without waiting and without ever blocking the calling thread: when the
+	 * connection is not open (before the first call, or after a failure dropped it), it
+	 * is opened on the given executor, since opening waits for Redis.
+	 */
+	<T> CompletionStage<T> executeWithoutBlocking(ScriptCall<T> call, Executor opener) {
+		RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
+		if (current != null) {
+			return executeAsync(current, call);
+		}
+		return CompletableFuture.supplyAsync(this::commands, opener)
+			.thenCompose((opened) -> executeAsync(opened, call));
+	}
+
+	/** Whether the connection is open, so that a call sent now waits for nothing. */
+	boolean isOpen() {
+		return this.commands != null;
 	}
 
 	/** Run a script on the given commands, such as those of a subscription connection. */

@@ -1,7 +1,10 @@
 package io.github.redislock.engine;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -141,6 +144,25 @@ final class SubscriptionLifetime {
 			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
 					: new RedisException("Could not subscribe to " + channel, ex.getCause());
 		}
+	}
+
+	/**
+	 * Subscribe the channel without blocking the calling thread, for a pending
+	 * acquisition: on the open connection when it is connected, otherwise on the given
+	 * executor, which opens the connection (waiting for Redis) as
+	 * {@link #awaitSubscribed} does.
+	 * @return completes when Redis confirmed the subscription; exceptionally when
+	 * subscribing failed
+	 */
+	CompletionStage<Void> subscribeAsync(String channel, ChannelSubscription subscription, Executor background) {
+		if (subscription.isConfirmed()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		ReleaseSubscriber current = this.subscriber;
+		if (current != null && current.status() == SubscriptionStatus.CONNECTED) {
+			return subscription.subscribe(current, channel);
+		}
+		return CompletableFuture.runAsync(() -> awaitSubscribed(subscriber(), channel, subscription), background);
 	}
 
 	/**

@@ -1,0 +1,94 @@
+package io.github.redislock.engine;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs the rounds and the timers of {@link PendingAcquisition}s, on daemon threads of
+ * their own named {@code redis-lock-pending-N}, started at the first pending acquisition
+ * that waits and ended after {@value #IDLE_SECONDS} seconds without work.
+ *
+ * <p>
+ * A round never waits for Redis: it sends at most one command without waiting, so
+ * {@value #THREADS} threads serve any number of pending acquisitions. It may complete an
+ * acquisition's future, and whatever the caller chained to it runs there: callers that do
+ * long work after a grant move it to threads of their own. Not the housekeeping threads,
+ * whose background releases may wait for Redis, nor the Redis client's, which must stay
+ * free to deliver answers.
+ *
+ * <p>
+ * Once closed (the engine shut down, which ended every pending acquisition first), a task
+ * handed to it runs on the calling thread, so that a late wake-up still ends its
+ * acquisition rather than leave its future pending for ever.
+ *
+ * @author redis-lock
+ */
+final class PendingRounds implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(PendingRounds.class);
+
+	private static final int THREADS = 2;
+
+	private static final int IDLE_SECONDS = 10;
+
+	private final ScheduledThreadPoolExecutor executor;
+
+	PendingRounds() {
+		AtomicInteger count = new AtomicInteger();
+		this.executor = new ScheduledThreadPoolExecutor(THREADS, (task) -> {
+			Thread thread = new Thread(task, "redis-lock-pending-" + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.executor.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
+		this.executor.allowCoreThreadTimeOut(true);
+		this.executor.setRemoveOnCancelPolicy(true);
+	}
+
+	/** Run a round soon, never on the calling thread while open. */
+	void execute(Runnable task) {
+		try {
+			this.executor.execute(() -> guarded(task));
+		}
+		catch (RejectedExecutionException ex) {
+			guarded(task);
+		}
+	}
+
+	/**
+	 * Run a task after the given delay.
+	 * @return the timer to cancel, or {@code null} when closed, after the task ran at
+	 * once
+	 */
+	@Nullable ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+		try {
+			return this.executor.schedule(() -> guarded(task), delay, unit);
+		}
+		catch (RejectedExecutionException ex) {
+			guarded(task);
+			return null;
+		}
+	}
+
+	private static void guarded(Runnable task) {
+		try {
+			task.run();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A round of a pending lock acquisition failed", ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		this.executor.shutdownNow();
+	}
+
+}
