@@ -64,9 +64,11 @@ public class ReactiveLockTemplate implements ReactiveLockOperations {
 			if (reentered != null) {
 				return action.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, reentered));
 			}
-			return Mono.usingWhen(acquire(request),
-					(handle) -> action.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, handle)),
-					this::release, this::releaseAfterError, this::releaseAfterCancel);
+			return Mono
+				.usingWhen(acquire(request),
+						(handle) -> action.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, handle)),
+						this::release, this::releaseAfterError, this::releaseAfterCancel)
+				.onErrorMap(ReactiveLockTemplate::releaseFailure);
 		});
 	}
 
@@ -79,10 +81,12 @@ public class ReactiveLockTemplate implements ReactiveLockOperations {
 			if (reentered != null) {
 				return action.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, reentered));
 			}
-			return Flux.usingWhen(acquire(request),
-					(handle) -> whileHeld(action, handle)
-						.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, handle)),
-					this::release, this::releaseAfterError, this::releaseAfterCancel);
+			return Flux
+				.usingWhen(acquire(request),
+						(handle) -> whileHeld(action, handle)
+							.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, handle)),
+						this::release, this::releaseAfterError, this::releaseAfterCancel)
+				.onErrorMap(ReactiveLockTemplate::releaseFailure);
 		});
 	}
 
@@ -114,6 +118,16 @@ public class ReactiveLockTemplate implements ReactiveLockOperations {
 		})
 			.switchIfEmpty(Mono.error(() -> new LockTimeoutException(request.key(), waitTime)))
 			.doOnDiscard(LockHandle.class, (handle) -> releaseAfterCancel(handle).subscribe());
+	}
+
+	/**
+	 * The exception of a release that failed after the action completed: Reactor wraps it
+	 * in a plain {@link RuntimeException} ("Async resource cleanup failed after
+	 * onComplete"), which would hide the {@link LockLostException} or
+	 * {@link LockAccessException} that the subscriber must get.
+	 */
+	private static Throwable releaseFailure(Throwable ex) {
+		return (ex.getClass() == RuntimeException.class && ex.getCause() instanceof LockException cause) ? cause : ex;
 	}
 
 	private Mono<Void> release(LockHandle handle) {

@@ -329,23 +329,34 @@ final class PendingAcquisition {
 				ex);
 	}
 
+	/**
+	 * Report the end to the observer and complete the caller's future, on a
+	 * {@link PendingRounds} thread: never on the Redis client's, where the caller's
+	 * chained work would hold up every answer.
+	 */
 	private void complete(@Nullable LockHold hold, @Nullable Throwable failure) {
 		LockObserver observer = this.engine.observer();
 		if (observer != null) {
 			observe(observer, hold, failure);
 		}
-		if (failure != null) {
-			this.result.completeExceptionally(failure);
+		if (this.result.isCancelled()) {
+			if (hold != null) {
+				release(hold);
+			}
 			return;
 		}
-		if (hold == null) {
-			this.result.complete(null);
-			return;
-		}
-		if (!this.result.complete(this.handles.apply(hold))) {
-			// Cancelled as it was granted: nobody will release it.
-			release(hold);
-		}
+		this.engine.rounds().complete(() -> {
+			if (failure != null) {
+				this.result.completeExceptionally(failure);
+			}
+			else if (hold == null) {
+				this.result.complete(null);
+			}
+			else if (!this.result.complete(this.handles.apply(hold))) {
+				// Cancelled as it was granted: nobody will release it.
+				release(hold);
+			}
+		});
 	}
 
 	private void observe(LockObserver observer, @Nullable LockHold hold, @Nullable Throwable failure) {

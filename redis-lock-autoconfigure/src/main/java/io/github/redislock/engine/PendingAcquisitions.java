@@ -118,7 +118,22 @@ final class PendingAcquisitions implements AutoCloseable {
 	 * {@link LockReleaser#releaseAsync}.
 	 */
 	CompletionStage<Void> release(LockHold hold) {
-		return this.releaser.releaseAsync(hold, this.housekeeping);
+		CompletableFuture<Void> released = this.releaser.releaseAsync(hold, this.housekeeping).toCompletableFuture();
+		if (released.isDone()) {
+			// Completed on the calling thread: a hand-over, or not the last handle.
+			return released;
+		}
+		// Completed on the Redis client's thread, which must not run the caller's work.
+		CompletableFuture<Void> result = new CompletableFuture<>();
+		released.whenComplete((ignored, ex) -> this.rounds.complete(() -> {
+			if (ex != null) {
+				result.completeExceptionally(ScriptCommands.unwrap(ex));
+			}
+			else {
+				result.complete(null);
+			}
+		}));
+		return result;
 	}
 
 	/** Release a hold nobody will use, without waiting; a failure is logged. */

@@ -11,17 +11,18 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs the rounds and the timers of {@link PendingAcquisition}s, on daemon threads of
- * their own named {@code redis-lock-pending-N}, started at the first pending acquisition
- * that waits and ended after {@value #IDLE_SECONDS} seconds without work.
+ * Runs the rounds and the timers of {@link PendingAcquisition}s, and completes the
+ * futures of non-blocking acquisitions and releases, on daemon threads of their own named
+ * {@code redis-lock-pending-N}, started when first needed and ended after
+ * {@value #IDLE_SECONDS} seconds without work.
  *
  * <p>
- * A round never waits for Redis: it sends at most one command without waiting, so
- * {@value #THREADS} threads serve any number of pending acquisitions. It may complete an
- * acquisition's future, and whatever the caller chained to it runs there: callers that do
- * long work after a grant move it to threads of their own. Not the housekeeping threads,
- * whose background releases may wait for Redis, nor the Redis client's, which must stay
- * free to deliver answers.
+ * A round never waits for Redis: it sends at most one command without waiting, so a few
+ * threads serve any number of pending acquisitions. Whatever a caller chained to a future
+ * runs here too: the futures are never completed on the Redis client's threads, which
+ * must stay free to deliver answers (a caller's blocking Redis call there would wait for
+ * itself), nor on the housekeeping threads, whose background releases may wait for Redis.
+ * Callers that do long work after a grant move it to threads of their own.
  *
  * <p>
  * Once closed (the engine shut down, which ended every pending acquisition first), a task
@@ -34,7 +35,7 @@ final class PendingRounds implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(PendingRounds.class);
 
-	private static final int THREADS = 2;
+	private static final int THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
 
 	private static final int IDLE_SECONDS = 10;
 
@@ -42,11 +43,8 @@ final class PendingRounds implements AutoCloseable {
 
 	PendingRounds() {
 		AtomicInteger count = new AtomicInteger();
-		this.executor = new ScheduledThreadPoolExecutor(THREADS, (task) -> {
-			Thread thread = new Thread(task, "redis-lock-pending-" + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.executor = new ScheduledThreadPoolExecutor(THREADS,
+				(task) -> new RoundThread(task, "redis-lock-pending-" + count.incrementAndGet()));
 		this.executor.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
 		this.executor.allowCoreThreadTimeOut(true);
 		this.executor.setRemoveOnCancelPolicy(true);
@@ -59,6 +57,19 @@ final class PendingRounds implements AutoCloseable {
 		}
 		catch (RejectedExecutionException ex) {
 			guarded(task);
+		}
+	}
+
+	/**
+	 * Run a task that completes a caller's future: at once on one of these threads, else
+	 * on one of them soon.
+	 */
+	void complete(Runnable task) {
+		if (Thread.currentThread() instanceof RoundThread) {
+			guarded(task);
+		}
+		else {
+			execute(task);
 		}
 	}
 
@@ -89,6 +100,16 @@ final class PendingRounds implements AutoCloseable {
 	@Override
 	public void close() {
 		this.executor.shutdownNow();
+	}
+
+	/** A thread of these, which {@link #complete} tells from others. */
+	private static final class RoundThread extends Thread {
+
+		RoundThread(Runnable task, String name) {
+			super(task, name);
+			setDaemon(true);
+		}
+
 	}
 
 }
