@@ -239,10 +239,11 @@ final class LockScripts {
 
 	/**
 	 * Read a script once, as text: a script made from a resource location checks the
-	 * resource for changes at every call, which cost more than the rest of the call did.
+	 * resource for changes at every call, which cost more than the rest of the call did;
+	 * and its digest once ({@link LoadedScript}).
 	 */
 	static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return RedisScript.of(text(name), resultType);
+		return new LoadedScript<>(RedisScript.of(text(name), resultType));
 	}
 
 	/**
@@ -250,7 +251,7 @@ final class LockScripts {
 	 * cannot include one another, and every kind of lock grants its fencing tokens alike.
 	 */
 	static <T> RedisScript<T> fencedScript(String name, Class<T> resultType) {
-		return RedisScript.of(text("fencing-token.lua") + text(name), resultType);
+		return new LoadedScript<>(RedisScript.of(text("fencing-token.lua") + text(name), resultType));
 	}
 
 	private static String text(String name) {

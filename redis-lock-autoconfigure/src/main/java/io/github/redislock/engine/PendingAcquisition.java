@@ -130,9 +130,11 @@ final class PendingAcquisition {
 			afterFirstAttempt(null);
 			return;
 		}
+		// Answered on the Redis client's thread, whose work must stay short: the rest
+		// runs on a round thread.
 		this.engine.attempts()
 			.tryOnceAsync(this.acquisition.withoutQueueing(), this.engine.background())
-			.whenComplete((outcome, ex) -> {
+			.whenCompleteAsync((outcome, ex) -> {
 				if (ex != null) {
 					end(null, ScriptCommands.unwrap(ex));
 				}
@@ -142,7 +144,7 @@ final class PendingAcquisition {
 				else {
 					afterFirstAttempt(null);
 				}
-			});
+			}, this.engine.rounds()::execute);
 	}
 
 	private void afterFirstAttempt(@Nullable LockHold hold) {
@@ -216,7 +218,7 @@ final class PendingAcquisition {
 		else {
 			this.engine.attempts()
 				.tryOnceAsync(this.acquisition, this.engine.background())
-				.whenComplete((outcome, ex) -> {
+				.whenCompleteAsync((outcome, ex) -> {
 					if (ex != null) {
 						end(null, ScriptCommands.unwrap(ex));
 					}
@@ -227,7 +229,7 @@ final class PendingAcquisition {
 						sleep(outcome.holderLeftNanos());
 					}
 					roundEnded(seen);
-				});
+				}, this.engine.rounds()::execute);
 			return;
 		}
 		roundEnded(seen);
