@@ -47,7 +47,9 @@ final class PendingRounds implements AutoCloseable {
 				(task) -> new RoundThread(task, "redis-lock-pending-" + count.incrementAndGet()));
 		this.executor.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
 		this.executor.allowCoreThreadTimeOut(true);
-		this.executor.setRemoveOnCancelPolicy(true);
+		// A cancelled timer stays queued until its time, and is dropped then: taking it
+		// out at once would wait for the queue's lock, and a round must never wait.
+		this.executor.setRemoveOnCancelPolicy(false);
 	}
 
 	/** Run a round soon, never on the calling thread while open. */
