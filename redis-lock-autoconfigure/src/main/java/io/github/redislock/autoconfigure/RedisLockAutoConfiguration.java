@@ -3,7 +3,6 @@ package io.github.redislock.autoconfigure;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Mono;
 
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -12,7 +11,6 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.SearchStrategy;
@@ -21,7 +19,6 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -35,8 +32,6 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRules;
 import io.github.redislock.LockRules.Violation;
 import io.github.redislock.LockTemplate;
-import io.github.redislock.ReactiveLockOperations;
-import io.github.redislock.ReactiveLockTemplate;
 import io.github.redislock.annotation.DistributedLockBeanPostProcessor;
 import io.github.redislock.annotation.LockKeyEvaluator;
 import io.github.redislock.engine.RedisLockEngine;
@@ -45,13 +40,12 @@ import io.github.redislock.engine.RedisLockEngine;
  * {@link EnableAutoConfiguration Auto-configuration} of redis-lock: a
  * {@link RedisLockEngine} on the application's {@link RedisConnectionFactory}, configured
  * by {@link RedisLockProperties}, a {@link LockTemplate} on whichever {@link LockEngine}
- * the context has (and a {@link ReactiveLockTemplate} when Reactor is on the classpath),
- * and the {@link io.github.redislock.DistributedLock
+ * the context has, and the {@link io.github.redislock.DistributedLock
  *
  * @DistributedLock} support. {@code redis-lock.enabled=false} turns it all off. An
- * application replaces the engine with a {@link LockEngine} bean of its own, the template
- * with a {@link LockOperations} bean, and the reactive one with a
- * {@link ReactiveLockOperations} bean.
+ * application replaces the engine with a {@link LockEngine} bean of its own, and the
+ * template with a {@link LockOperations} bean. {@link ReactiveLockAutoConfiguration} adds
+ * the reactive template.
  *
  * <p>
  * The engine subscribes to release messages on a connection of its own, so the
@@ -128,24 +122,6 @@ public final class RedisLockAutoConfiguration {
 		DistributedLockBeanPostProcessor processor = new DistributedLockBeanPostProcessor();
 		processor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
 		return processor;
-	}
-
-	/**
-	 * The {@link ReactiveLockTemplate}, beside the {@link LockTemplate}, when Reactor is
-	 * on the classpath: on the same engine, so the same observers and metrics see its
-	 * locks, and blocking and reactive callers of one key exclude each other.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(Mono.class)
-	static class ReactiveLockTemplateConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean(ReactiveLockOperations.class)
-		@ConditionalOnSingleCandidate(LockEngine.class)
-		ReactiveLockTemplate reactiveLockTemplate(LockEngine lockEngine) {
-			return new ReactiveLockTemplate(lockEngine);
-		}
-
 	}
 
 	/**

@@ -50,6 +50,7 @@ final class PendingRounds implements AutoCloseable {
 		// A cancelled timer stays queued until its time, and is dropped then: taking it
 		// out at once would wait for the queue's lock, and a round must never wait.
 		this.executor.setRemoveOnCancelPolicy(false);
+		this.executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 	}
 
 	/** Run a round soon, never on the calling thread while open. */
@@ -99,9 +100,13 @@ final class PendingRounds implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Stop: timers are dropped, but rounds and completions already handed over still run,
+	 * so that no future is left pending; later ones run on the calling thread.
+	 */
 	@Override
 	public void close() {
-		this.executor.shutdownNow();
+		this.executor.shutdown();
 	}
 
 	/** A thread of these, which {@link #complete} tells from others. */

@@ -31,8 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The {@link ReactiveLockTemplate} that {@link RedisLockAutoConfiguration} adds when
- * Reactor is on the classpath.
+ * Tests for {@link ReactiveLockAutoConfiguration}.
  */
 @RedisTest
 class ReactiveLockAutoConfigurationTests {
@@ -41,8 +40,8 @@ class ReactiveLockAutoConfigurationTests {
 
 	ReactiveLockAutoConfigurationTests(RedisServer redis) {
 		this.runner = new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class,
+					ReactiveLockAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port());
 	}
 
@@ -70,6 +69,7 @@ class ReactiveLockAutoConfigurationTests {
 		this.runner.withUserConfiguration(ApplicationReactiveLocksConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(ReactiveLockOperations.class);
 			assertThat(context).getBean(ReactiveLockOperations.class).isSameAs(context.getBean("applicationLocks"));
+			assertThat(context).hasSingleBean(LockTemplate.class);
 		});
 	}
 
