@@ -68,10 +68,10 @@ class ReactiveLockBlockingTests {
 			// for: the Redis client's own, on every reactive path that uses it.
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "decrementWriters")
-			// An idle worker of a pool whose threads time out (the engine's round
-			// threads)
-			// waits for its next task: it has nothing to do, and holds nobody up.
+			// An idle worker of a pool (the engine's round and timer threads) waits
+			// for its next task: it has nothing to do, and holds nobody up.
 			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "getTask")
+			.allowBlockingCallsInside("java.util.concurrent.ForkJoinPool", "awaitWork")
 			.nonBlockingThreadPredicate((nonBlocking) -> (thread) -> watching && !isShuttingDownEventLoop()
 					&& (nonBlocking.test(thread) || thread.getName().startsWith("redis-lock-pending-")))
 			.blockingMethodCallback((method) -> blockingCalls.add(new BlockingOperationError(method)))

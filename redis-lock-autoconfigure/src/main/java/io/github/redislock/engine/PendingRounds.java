@@ -1,10 +1,11 @@
 package io.github.redislock.engine;
 
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -13,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Runs the rounds and the timers of {@link PendingAcquisition}s, and completes the
  * futures of non-blocking acquisitions and releases, on daemon threads of their own named
- * {@code redis-lock-pending-N}, started when first needed and ended after
- * {@value #IDLE_SECONDS} seconds without work.
+ * {@code redis-lock-pending-N} (and {@code redis-lock-pending-timer} for the timers),
+ * started when first needed and ended after {@value #IDLE_SECONDS} seconds without work.
  *
  * <p>
  * A round never waits for Redis: it sends at most one command without waiting, so a few
@@ -25,9 +26,17 @@ import org.jspecify.annotations.Nullable;
  * Callers that do long work after a grant move it to threads of their own.
  *
  * <p>
- * Once closed (the engine shut down, which ended every pending acquisition first), a task
- * handed to it runs on the calling thread, so that a late wake-up still ends its
- * acquisition rather than leave its future pending for ever.
+ * Rounds and completions go to a {@link ForkJoinPool} in FIFO mode, whose submissions
+ * take no lock and wake an idle thread directly: a hand-over between two pending
+ * acquisitions costs one such hop. A timer only calls for a round, from the one timer
+ * thread; a cancelled timer stays queued until its time, and is dropped then, since
+ * taking it out at once would wait for the timer queue's lock, and a round must never
+ * wait.
+ *
+ * <p>
+ * Once closed (the engine shut down, which ended every pending acquisition first), rounds
+ * and completions already handed over still run, timers are dropped, and a task handed
+ * over later runs on the calling thread, so that no future is left pending for ever.
  *
  * @author redis-lock
  */
@@ -39,24 +48,28 @@ final class PendingRounds implements AutoCloseable {
 
 	private static final int IDLE_SECONDS = 10;
 
-	private final ScheduledThreadPoolExecutor executor;
+	private final ForkJoinPool rounds;
+
+	private final ScheduledThreadPoolExecutor timers;
 
 	PendingRounds() {
-		AtomicInteger count = new AtomicInteger();
-		this.executor = new ScheduledThreadPoolExecutor(THREADS,
-				(task) -> new RoundThread(task, "redis-lock-pending-" + count.incrementAndGet()));
-		this.executor.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
-		this.executor.allowCoreThreadTimeOut(true);
-		// A cancelled timer stays queued until its time, and is dropped then: taking it
-		// out at once would wait for the queue's lock, and a round must never wait.
-		this.executor.setRemoveOnCancelPolicy(false);
-		this.executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		this.rounds = new ForkJoinPool(THREADS, RoundThread::new, null, true, 0, THREADS, 1, null, IDLE_SECONDS,
+				TimeUnit.SECONDS);
+		this.timers = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "redis-lock-pending-timer");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.timers.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
+		this.timers.allowCoreThreadTimeOut(true);
+		this.timers.setRemoveOnCancelPolicy(false);
+		this.timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 	}
 
 	/** Run a round soon, never on the calling thread while open. */
 	void execute(Runnable task) {
 		try {
-			this.executor.execute(() -> guarded(task));
+			this.rounds.execute(() -> guarded(task));
 		}
 		catch (RejectedExecutionException ex) {
 			guarded(task);
@@ -77,13 +90,13 @@ final class PendingRounds implements AutoCloseable {
 	}
 
 	/**
-	 * Run a task after the given delay.
+	 * Call for a round after the given delay.
 	 * @return the timer to cancel, or {@code null} when closed, after the task ran at
 	 * once
 	 */
 	@Nullable ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
 		try {
-			return this.executor.schedule(() -> guarded(task), delay, unit);
+			return this.timers.schedule(() -> execute(task), delay, unit);
 		}
 		catch (RejectedExecutionException ex) {
 			guarded(task);
@@ -100,20 +113,18 @@ final class PendingRounds implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Stop: timers are dropped, but rounds and completions already handed over still run,
-	 * so that no future is left pending; later ones run on the calling thread.
-	 */
 	@Override
 	public void close() {
-		this.executor.shutdown();
+		this.timers.shutdown();
+		this.rounds.shutdown();
 	}
 
 	/** A thread of these, which {@link #complete} tells from others. */
-	private static final class RoundThread extends Thread {
+	private static final class RoundThread extends ForkJoinWorkerThread {
 
-		RoundThread(Runnable task, String name) {
-			super(task, name);
+		RoundThread(ForkJoinPool pool) {
+			super(pool);
+			setName("redis-lock-pending-" + getPoolIndex());
 			setDaemon(true);
 		}
 
