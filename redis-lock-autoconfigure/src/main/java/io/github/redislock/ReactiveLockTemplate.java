@@ -27,13 +27,13 @@ import org.springframework.core.log.LogMessage;
  * </pre>
  *
  * Fair and read/write requests work as with {@link LockTemplate}, with the same fencing
- * tokens, watchdog renewal and observations. The action is subscribed to on the thread
- * that completed the grant: the Redis client's, or one of the engine's
- * {@code redis-lock-pending} threads after a wait; move long work elsewhere with
- * {@code publishOn}. A request's {@link LockRequest#reentrant(boolean) reentrant(false)}
- * keeps nested executions of the same chain from re-entering its lock: they wait for it.
- * Thread-safe; closing the engine is the caller's business, as this template holds
- * nothing of its own.
+ * tokens, watchdog renewal and observations. A {@code RedisLockEngine} completes grants
+ * and releases on its {@code redis-lock-pending} threads, never on the Redis client's, so
+ * the action is subscribed to there, and the result is emitted there: move long or
+ * blocking work elsewhere with {@code publishOn}. A request's
+ * {@link LockRequest#reentrant(boolean) reentrant(false)} keeps nested executions of the
+ * same chain from re-entering its lock: they wait for it. Thread-safe; closing the engine
+ * is the caller's business, as this template holds nothing of its own.
  *
  * @author redis-lock
  */
@@ -62,7 +62,9 @@ public class ReactiveLockTemplate implements ReactiveLockOperations {
 			ReactiveLockScope scope = ReactiveLockScope.of(context);
 			LockHandle reentered = (scope != null) ? scope.reenter(request) : null;
 			if (reentered != null) {
-				return action.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, reentered));
+				return action.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, reentered))
+					.flatMap((value) -> stillHeld(reentered).thenReturn(value))
+					.switchIfEmpty(stillHeld(reentered).then(Mono.empty()));
 			}
 			return Mono
 				.usingWhen(acquire(request),
@@ -79,7 +81,9 @@ public class ReactiveLockTemplate implements ReactiveLockOperations {
 			ReactiveLockScope scope = ReactiveLockScope.of(context);
 			LockHandle reentered = (scope != null) ? scope.reenter(request) : null;
 			if (reentered != null) {
-				return action.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, reentered));
+				return whileHeld(action, reentered)
+					.contextWrite((inner) -> ReactiveLockScope.enter(inner, request, reentered))
+					.concatWith(stillHeld(reentered));
 			}
 			return Flux
 				.usingWhen(acquire(request),
@@ -104,6 +108,16 @@ public class ReactiveLockTemplate implements ReactiveLockOperations {
 				sink.error(new LockLostException(handle.key(), handle.fencingToken()));
 			}
 		});
+	}
+
+	/**
+	 * Fails with {@link LockLostException} when the lock is found lost, as the release of
+	 * an execution that re-entered a lock does, which leaves the lock to the enclosing
+	 * one.
+	 */
+	private static <T> Mono<T> stillHeld(LockHandle handle) {
+		return Mono.defer(() -> handle.isHeld() ? Mono.empty()
+				: Mono.error(new LockLostException(handle.key(), handle.fencingToken())));
 	}
 
 	/**

@@ -275,6 +275,18 @@ class ReactiveLockTemplateTests {
 	}
 
 	@Test
+	void nestedExecutionThatReenteredALostLockFails() {
+		LockRequest shortLease = LockRequest.of("order:12").leaseTime(Duration.ofMillis(300));
+		Mono<String> inner = this.reactive.execute("order:12",
+				Mono.delay(Duration.ofMillis(600)).thenReturn("unprotected"));
+		AtomicBoolean innerFailed = new AtomicBoolean();
+		Mono<String> outer = this.reactive.execute(shortLease,
+				inner.doOnError(LockLostException.class, (ex) -> innerFailed.set(true)));
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> outer.block(LONG_WAIT));
+		assertThat(innerFailed).isTrue();
+	}
+
+	@Test
 	void unrelatedChainOnTheSameThreadWaits() {
 		Mono<String> unrelated = this.reactive
 			.execute(LockRequest.of("order:9").waitTime(Duration.ofMillis(200)), Mono.just("entered"))

@@ -43,6 +43,12 @@ import io.github.redislock.LockRules;
  * waiters of that name in this JVM) and no command while it sleeps.
  *
  * <p>
+ * {@link #acquireAsync} takes the same path without a thread: its wait is a
+ * {@link PendingAcquisition}, queued with the waiting threads and woken by the same
+ * release messages and hand-overs, and its release is sent without waiting
+ * ({@link PendingAcquisitions}).
+ *
+ * <p>
  * {@link #shutdown(Duration)} (and {@link #close()}) refuse new acquisitions, wake the
  * waiters, give holders a grace time and release what is still held
  * ({@link EngineShutdown}); {@link RedisLockHandle#extend(Duration)} sets a lease by its
