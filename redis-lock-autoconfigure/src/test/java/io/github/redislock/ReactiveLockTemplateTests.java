@@ -19,6 +19,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 
+import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.CriticalSections;
 import io.github.redislock.contract.CriticalSections.Section;
 import io.github.redislock.contract.LockFixture;
@@ -217,6 +218,20 @@ class ReactiveLockTemplateTests {
 		assertThatExceptionOfType(LockLostException.class)
 			.isThrownBy(() -> renewing.executeMany("feed:2", ticks).doOnNext(received::add).blockLast(LONG_WAIT));
 		assertThat(received).startsWith(0L, 1L, 2L, 3L, 4L, 5L);
+	}
+
+	@Test
+	void watchdogRenewsTheLockOfALongAction() {
+		CountingObserver observer = new CountingObserver();
+		RedisLockEngine engine = new RedisLockEngine(this.locks.connectionFactory(),
+				LockOptions.defaults().withWatchdog(Duration.ofSeconds(3), Duration.ofMillis(200)), observer);
+		this.locks.template(engine);
+		Mono<Boolean> longAction = Mono.delay(Duration.ofMillis(1500))
+			.then(ReactiveCurrentLock.handle())
+			.map(LockHandle::isHeld);
+		assertThat(new ReactiveLockTemplate(engine).execute("order:13", longAction).block(LONG_WAIT)).isTrue();
+		assertThat(observer.renewals("order:13")).isGreaterThanOrEqualTo(3);
+		assertThat(observer.losses("order:13")).isZero();
 	}
 
 	@Test
