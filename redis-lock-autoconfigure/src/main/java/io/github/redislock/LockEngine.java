@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -54,6 +55,43 @@ public interface LockEngine extends AutoCloseable {
 	 * and asks for its write lock, or when the engine was closed
 	 */
 	@Nullable LockHandle acquire(LockRequest request, Duration wait);
+
+	/**
+	 * Acquire the lock a request names without blocking the calling thread, waiting up to
+	 * the given time, for reactive and other asynchronous callers such as
+	 * {@link ReactiveLockTemplate}. As {@link #acquire(LockRequest, Duration)} but for
+	 * two things:
+	 * <ul>
+	 * <li>no thread waits: the wait is a pending future, completed by the lock's release
+	 * or its holder's lease end, with no thread parked or sleeping and no polling;</li>
+	 * <li>the lock belongs to the acquisition, not to a thread: no thread re-enters it
+	 * (the request's {@link LockRequest#isReentrant() reentrant} flag is not read), and
+	 * threads and other acquisitions of this engine, the calling thread included, wait
+	 * for it like anyone else while it is held.</li>
+	 * </ul>
+	 * Fair and read/write requests, fencing tokens, watchdog renewal, observers and the
+	 * shutdown apply as to blocking acquisitions. Release the handle with
+	 * {@link LockHandle#closeAsync()}, which does not block either.
+	 * <p>
+	 * Cancelling the returned future withdraws the acquisition: it stops waiting, leaves
+	 * its place in a fair queue or its writer intent, and a grant that raced with the
+	 * cancel is released. The default throws {@link UnsupportedOperationException}: an
+	 * engine of your own that cannot acquire without blocking cannot serve a
+	 * {@link ReactiveLockTemplate}.
+	 * @param request the lock name, kind, lease and name for observers
+	 * @param wait how long to wait; {@link Duration#ZERO} makes a single attempt
+	 * @return completes with a handle, or with {@code null} when the lock stayed held by
+	 * another owner for the whole wait; exceptionally with a {@link LockAccessException}
+	 * when Redis failed, a {@link LockNotReplicatedException} when too few replicas
+	 * acknowledged the grant, or a {@link LockShutdownException} when the engine shuts
+	 * down
+	 * @throws UnsupportedOperationException when the engine cannot acquire without
+	 * blocking
+	 */
+	default CompletableFuture<@Nullable LockHandle> acquireAsync(LockRequest request, Duration wait) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot acquire a lock without blocking a "
+				+ "thread; use io.github.redislock.engine.RedisLockEngine, or implement LockEngine.acquireAsync");
+	}
 
 	/**
 	 * Return what this engine holds and waits for now, for health, metrics and the

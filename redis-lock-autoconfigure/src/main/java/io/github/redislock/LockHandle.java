@@ -1,6 +1,8 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One acquisition of a lock, released by {@link #close()}, typically in
@@ -79,5 +81,23 @@ public interface LockHandle extends AutoCloseable {
 	 */
 	@Override
 	void close();
+
+	/**
+	 * Release this hold as {@link #close()} does, without blocking the calling thread,
+	 * for reactive and other asynchronous callers. Calling it again, or {@code close()},
+	 * has no effect. The default runs {@code close()} on the calling thread; the handles
+	 * of a {@code RedisLockEngine} send the release without waiting.
+	 * @return completes once released; exceptionally with the {@link LockLostException}
+	 * or {@link LockAccessException} that {@code close()} throws
+	 */
+	default CompletionStage<Void> closeAsync() {
+		try {
+			close();
+			return CompletableFuture.completedFuture(null);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 }

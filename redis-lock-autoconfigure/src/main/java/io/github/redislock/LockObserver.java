@@ -10,13 +10,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * An acquisition that reaches Redis (or waits) is {@linkplain #acquireStarted started}
- * and {@linkplain #acquireEnded ended} in the acquiring thread; a successful one then
- * becomes {@linkplain #held held} until it is {@linkplain #released released}, possibly
- * from another thread. A reentrant acquisition of a lock the thread holds already is not
- * reported: it shares the outer hold. Renewals and losses found by the watchdog are
- * reported from the watchdog thread. Each method may return or receive a context object
- * of the observer's own, such as an {@code Observation}, which the engine hands back
- * untouched.
+ * and {@linkplain #acquireEnded ended} in the acquiring thread (a non-blocking one,
+ * {@link LockEngine#acquireAsync}, starts in the calling thread and ends in whichever
+ * completes it); a successful one then becomes {@linkplain #held held} until it is
+ * {@linkplain #released released}, possibly from another thread. A reentrant acquisition
+ * of a lock the thread holds already is not reported: it shares the outer hold. Renewals
+ * and losses found by the watchdog are reported from the watchdog thread. Each method may
+ * return or receive a context object of the observer's own, such as an
+ * {@code Observation}, which the engine hands back untouched.
  *
  * <p>
  * Implementations must be thread-safe and quick: they run on the locking threads and the
@@ -127,7 +128,10 @@ public interface LockObserver {
 		/** Redis failed; the caller gets a {@code LockAccessException}. */
 		FAILED,
 
-		/** The thread was interrupted while waiting. */
+		/**
+		 * The thread was interrupted while waiting, or a non-blocking acquisition was
+		 * cancelled.
+		 */
 		INTERRUPTED
 
 	}

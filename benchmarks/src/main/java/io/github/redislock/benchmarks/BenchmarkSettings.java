@@ -25,11 +25,15 @@ import java.util.Map;
  * 100000)
  * @param keyThreads threads of the many-keys scenario ({@code bench.keyThreads}, default
  * 4)
+ * @param heldCounts how many locks the many-held scenario holds at once, one measurement
+ * per count ({@code bench.heldCounts}, default {@code 1000,10000,100000})
+ * @param heldDuration how long each count of locks is held while measured
+ * ({@code bench.heldDuration}, default {@code 20s}: two renew intervals)
  * @param jfr whether each scenario process records a JFR profile into
  * {@code benchmarks/target/jfr} ({@code bench.jfr}, default {@code false})
  */
 record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow, int waiters, int rounds,
-		int hotKeyThreads, int keys, int keyThreads, boolean jfr) {
+		int hotKeyThreads, int keys, int keyThreads, List<Integer> heldCounts, Duration heldDuration, boolean jfr) {
 
 	static BenchmarkSettings fromSystemProperties() {
 		return fromMap(Map.of()).overriddenBy(System::getProperty);
@@ -54,6 +58,8 @@ record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow
 				Integer.parseInt(values.getOrDefault("bench.hotKeyThreads", "8")),
 				Integer.parseInt(values.getOrDefault("bench.keys", "100000")),
 				Integer.parseInt(values.getOrDefault("bench.keyThreads", "4")),
+				counts(values.getOrDefault("bench.heldCounts", "1000,10000,100000")),
+				duration(values.getOrDefault("bench.heldDuration", "20s")),
 				Boolean.parseBoolean(values.getOrDefault("bench.jfr", "false")));
 	}
 
@@ -73,7 +79,18 @@ record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow
 				"bench.duration=" + this.duration.toMillis() + "ms", "bench.wait=" + this.waitWindow.toMillis() + "ms",
 				"bench.waiters=" + this.waiters, "bench.rounds=" + this.rounds,
 				"bench.hotKeyThreads=" + this.hotKeyThreads, "bench.keys=" + this.keys,
-				"bench.keyThreads=" + this.keyThreads, "bench.jfr=" + this.jfr);
+				"bench.keyThreads=" + this.keyThreads,
+				"bench.heldCounts=" + String.join(",", this.heldCounts.stream().map(String::valueOf).toList()),
+				"bench.heldDuration=" + this.heldDuration.toMillis() + "ms", "bench.jfr=" + this.jfr);
+	}
+
+	/** Parse {@code 1000,10000}: positive counts, in the order given. */
+	static List<Integer> counts(String text) {
+		List<Integer> counts = Arrays.stream(text.split(",")).map(String::trim).map(Integer::valueOf).toList();
+		if (counts.isEmpty() || counts.stream().anyMatch((count) -> count <= 0)) {
+			throw new IllegalArgumentException("Expected positive counts such as 1000,10000 but got '" + text + "'");
+		}
+		return counts;
 	}
 
 	/** Parse {@code 500ms}, {@code 5s} or {@code 2m}. */

@@ -6,7 +6,6 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -27,8 +26,6 @@ import io.github.redislock.test.RedisServer;
  * implementations and durations.
  */
 public final class Benchmarks {
-
-	private static final Duration PROCESS_TIMEOUT = Duration.ofMinutes(5);
 
 	private Benchmarks() {
 	}
@@ -110,7 +107,7 @@ public final class Benchmarks {
 		List<String> arguments = new ArrayList<>(List.of(scenario.id(), figuresFile.toString()));
 		arguments.addAll(context.toArguments());
 		try (JavaProcess process = JavaProcess.start(ScenarioProcess.class, arguments.toArray(String[]::new))) {
-			int exit = process.waitFor(PROCESS_TIMEOUT);
+			int exit = process.waitFor(scenario.timeout(context.settings()));
 			Figures figures = Figures.read(figuresFile);
 			if (exit != 0 && !figures.isFailed()) {
 				// It died before it could say why: its output tells

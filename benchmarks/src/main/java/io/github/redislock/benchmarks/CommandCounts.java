@@ -122,15 +122,28 @@ record CommandCounts(Map<String, Long> calls) {
 	}
 
 	void writeTo(Figures figures) {
-		this.calls.forEach((name, count) -> figures.put("cmd." + name, count));
+		writeTo(figures, "");
+	}
+
+	/**
+	 * Write the counts under names that start with the prefix, for a scenario that counts
+	 * several windows.
+	 */
+	void writeTo(Figures figures, String prefix) {
+		this.calls.forEach((name, count) -> figures.put(prefix + "cmd." + name, count));
 	}
 
 	static CommandCounts readFrom(Figures figures) {
+		return readFrom(figures, "");
+	}
+
+	static CommandCounts readFrom(Figures figures, String prefix) {
+		String start = prefix + "cmd.";
 		Map<String, Long> calls = new TreeMap<>();
 		figures.names()
 			.stream()
-			.filter((name) -> name.startsWith("cmd."))
-			.forEach((name) -> calls.put(name.substring(4), figures.getLong(name)));
+			.filter((name) -> name.startsWith(start))
+			.forEach((name) -> calls.put(name.substring(start.length()), figures.getLong(name)));
 		return new CommandCounts(calls);
 	}
 

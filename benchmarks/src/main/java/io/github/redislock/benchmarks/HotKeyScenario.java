@@ -31,14 +31,20 @@ final class HotKeyScenario {
 	private HotKeyScenario() {
 	}
 
+	/**
+	 * Run the hot key.
+	 * @param jvms how many JVMs share the threads; the critical section alone runs on one
+	 * thread of this JVM whatever the number
+	 */
 	static Figures run(ScenarioContext context, int jvms, LockClient.Kind kind) throws Exception {
 		BenchmarkSettings settings = context.settings();
-		int threads = settings.hotKeyThreads() / jvms;
+		boolean alone = context.implementation() == Implementation.LIMIT_SINGLE_THREAD;
+		int threads = alone ? 1 : settings.hotKeyThreads() / jvms;
 		Path workerOutcome = Files.createTempFile("hot-key-worker", ".bin");
 		try (RedisCli cli = context.cli();
 				LockClient client = context.openClient();
 				Counter counter = new Counter(context.host(), context.port());
-				JavaProcess worker = (jvms > 1) ? startWorker(context, threads, kind, workerOutcome) : null) {
+				JavaProcess worker = (jvms > 1 && !alone) ? startWorker(context, threads, kind, workerOutcome) : null) {
 			cli.set(Counter.KEY, "0");
 			long startAt = System.currentTimeMillis() + 300;
 			cli.set(START_KEY, Long.toString(startAt));

@@ -20,9 +20,11 @@ enum Implementation {
 
 	/**
 	 * redis-lock through Spring Integration's {@code LockRegistry}: its
-	 * {@code DistributedLockRegistry}, beside Spring Integration's own registries.
+	 * {@code DistributedLockRegistry}, beside Spring Integration's own registries. Its
+	 * locks are renewed by the engine's watchdog, as redis-lock's own.
 	 */
-	REDIS_LOCK_REGISTRY("redis-lock DistributedLockRegistry", DistributedLockRegistryClient::new),
+	REDIS_LOCK_REGISTRY("redis-lock DistributedLockRegistry", DistributedLockRegistryClient::new,
+			EnumSet.of(Kind.EXCLUSIVE, Kind.WATCHDOG)),
 
 	/** Redisson's {@code RLock}, {@code RFairLock} and {@code RReadWriteLock}. */
 	REDISSON("Redisson RLock", RedissonLockClient::new, EnumSet.allOf(Kind.class)),
@@ -41,7 +43,26 @@ enum Implementation {
 	/**
 	 * The raw floor's commands sent through Spring Data's {@code StringRedisTemplate}.
 	 */
-	SPRING_DATA_FLOOR("floor via Spring Data template", SpringDataFloorLockClient::new);
+	SPRING_DATA_FLOOR("floor via Spring Data template", SpringDataFloorLockClient::new),
+
+	/**
+	 * A limit, not a peer: a JVM-local fair {@code ReentrantLock} around the same
+	 * critical section. No lock that serves waiters in order does better within one JVM.
+	 */
+	LIMIT_LOCAL_FAIR("limit: local fair ReentrantLock", (host, port) -> new LocalLockClient(true), limitKinds()),
+
+	/**
+	 * A limit, not a peer: a JVM-local unfair {@code ReentrantLock}, which lets a thread
+	 * that asks barge ahead of those that wait.
+	 */
+	LIMIT_LOCAL_UNFAIR("limit: local unfair ReentrantLock", (host, port) -> new LocalLockClient(false), limitKinds()),
+
+	/**
+	 * A limit, not a peer: the critical section alone, on one thread, with no lock at
+	 * all; nothing that serializes the critical section does better, in any number of
+	 * JVMs.
+	 */
+	LIMIT_SINGLE_THREAD("limit: critical section alone, one thread", (host, port) -> new NoLockClient(), limitKinds());
 
 	private final String title;
 
@@ -70,7 +91,7 @@ enum Implementation {
 	String title(Kind kind) {
 		if (this == REDISSON) {
 			return switch (kind) {
-				case EXCLUSIVE -> this.title;
+				case EXCLUSIVE, WATCHDOG -> this.title;
 				case FAIR -> "Redisson RFairLock";
 				case READ_WRITE -> "Redisson RReadWriteLock";
 			};
@@ -104,6 +125,22 @@ enum Implementation {
 
 	boolean isPeer() {
 		return this == REDISSON || this == SI_SPIN || this == SI_PUB_SUB;
+	}
+
+	/**
+	 * Whether this is a limit: what no lock could beat on the same machine, shown beside
+	 * the locks but never compared with them as a peer.
+	 */
+	boolean isLimit() {
+		return this == LIMIT_LOCAL_FAIR || this == LIMIT_LOCAL_UNFAIR || this == LIMIT_SINGLE_THREAD;
+	}
+
+	/**
+	 * What the limits stand in for: whatever exclusive or fair lock a scenario takes,
+	 * since they show what a lock could reach, not which lock kinds they have.
+	 */
+	private static Set<Kind> limitKinds() {
+		return EnumSet.of(Kind.EXCLUSIVE, Kind.FAIR);
 	}
 
 	LockClient open(String host, int port) {

@@ -64,6 +64,37 @@ interface LockClient extends AutoCloseable {
 		throw unsupported(Kind.READ_WRITE);
 	}
 
+	/**
+	 * Take the lock of the given name with no fixed lease, so that the implementation's
+	 * watchdog renews it for as long as it is held, waiting as long as it takes (up to
+	 * {@link #WAIT_LIMIT}).
+	 * @param key the lock name
+	 * @return the lock held, to be released by the same thread
+	 * @throws UnsupportedOperationException if the implementation has no watchdog
+	 */
+	default Renewed acquireRenewed(String key) {
+		throw unsupported(Kind.WATCHDOG);
+	}
+
+	/**
+	 * How often the watchdog renews the lease of a lock taken with
+	 * {@link #acquireRenewed}.
+	 * @return the renew interval
+	 * @throws UnsupportedOperationException if the implementation has no watchdog
+	 */
+	default Duration renewInterval() {
+		throw unsupported(Kind.WATCHDOG);
+	}
+
+	/**
+	 * Whether the implementation tells the holder of a renewed lock that it was lost
+	 * before the holder releases it: whether {@link Renewed#lossNoticed()} means
+	 * anything.
+	 */
+	default boolean noticesLoss() {
+		return false;
+	}
+
 	private UnsupportedOperationException unsupported(Kind kind) {
 		return new UnsupportedOperationException(getClass().getSimpleName() + " has no " + kind.description());
 	}
@@ -79,6 +110,25 @@ interface LockClient extends AutoCloseable {
 
 	}
 
+	/** A lock its implementation's watchdog renews while held. */
+	interface Renewed {
+
+		/**
+		 * Whether the implementation has told the holder that the lock was lost, without
+		 * asking Redis; {@code false} where it has no way to tell (see
+		 * {@link LockClient#noticesLoss()}).
+		 */
+		boolean lossNoticed();
+
+		/**
+		 * Release the lock, from the thread that took it.
+		 * @return {@code false} when the release found the lock no longer held by this
+		 * owner in Redis: it was lost
+		 */
+		boolean release();
+
+	}
+
 	/** The kinds of lock a scenario may need. */
 	enum Kind {
 
@@ -91,7 +141,13 @@ interface LockClient extends AutoCloseable {
 		/**
 		 * Many readers or one writer: {@link #acquireRead} and {@link #acquireWrite}.
 		 */
-		READ_WRITE("read/write lock");
+		READ_WRITE("read/write lock"),
+
+		/**
+		 * An exclusive lock with no fixed lease, renewed by the implementation's watchdog
+		 * for as long as it is held: {@link #acquireRenewed}.
+		 */
+		WATCHDOG("watchdog");
 
 		private final String description;
 

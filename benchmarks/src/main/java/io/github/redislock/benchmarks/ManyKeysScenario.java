@@ -1,8 +1,5 @@
 package io.github.redislock.benchmarks;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
@@ -42,12 +39,12 @@ final class ManyKeysScenario {
 			run(client, settings.keyThreads(), 0, half, (index) -> "many-keys:" + index);
 			long elapsed = System.nanoTime() - start;
 			Thread.sleep(SETTLE_MILLIS);
-			long[] middle = heapAfterCollection();
+			long[] middle = HeapUsage.afterCollections();
 			start = System.nanoTime();
 			run(client, settings.keyThreads(), half, 2 * half, (index) -> "many-keys:" + index);
 			elapsed += System.nanoTime() - start;
 			Thread.sleep(SETTLE_MILLIS);
-			long[] end = heapAfterCollection();
+			long[] end = HeapUsage.afterCollections();
 			// The second half alone: what the first left behind once (class data, caches
 			// of a fixed size) is not per key
 			long noise = Math.max(middle[2] - middle[0], end[2] - end[0]);
@@ -90,19 +87,6 @@ final class ManyKeysScenario {
 		if (failed != null) {
 			throw Failures.rethrow(failed);
 		}
-	}
-
-	/** Used heap after each of three full collections, sorted. */
-	private static long[] heapAfterCollection() throws InterruptedException {
-		MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-		long[] readings = new long[3];
-		for (int i = 0; i < readings.length; i++) {
-			System.gc();
-			Thread.sleep(200);
-			readings[i] = memory.getHeapMemoryUsage().getUsed();
-		}
-		Arrays.sort(readings);
-		return readings;
 	}
 
 }

@@ -27,7 +27,15 @@ final class MarkdownTable {
 	 * column, the others left empty.
 	 */
 	MarkdownTable failedRow(String title, Figures failed) {
-		List<String> cells = new ArrayList<>(List.of(title, "failed: " + failed.failure()));
+		return noteRow(title, "failed: " + failed.failure());
+	}
+
+	/**
+	 * A row that says something instead of giving figures, such as why an implementation
+	 * was left out: the note in the first figure's column, the others left empty.
+	 */
+	MarkdownTable noteRow(String title, String note) {
+		List<String> cells = new ArrayList<>(List.of(title, note));
 		while (cells.size() < this.header.size()) {
 			cells.add("");
 		}

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -46,6 +47,9 @@ final class MonitorProbe implements AutoCloseable {
 
 	private final Set<String> ignoredKeys;
 
+	/** Commands clients sent so far, for a caller that waits for them. */
+	private volatile long clientCommandsSeen;
+
 	private MonitorProbe(String host, int port, Set<String> ignoredKeys) throws IOException {
 		this.ignoredKeys = ignoredKeys;
 		this.socket = new Socket(host, port);
@@ -83,6 +87,22 @@ final class MonitorProbe implements AutoCloseable {
 			throw new IllegalStateException("MONITOR did not show the end marker");
 		}
 		close();
+	}
+
+	/**
+	 * Wait until clients have sent at least the given number of commands since the start,
+	 * or the timeout has passed.
+	 * @return whether they did
+	 */
+	boolean awaitClientCommands(long count, Duration timeout) throws InterruptedException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (this.clientCommandsSeen < count) {
+			if (System.nanoTime() - deadline > 0) {
+				return false;
+			}
+			Thread.sleep(10);
+		}
+		return true;
 	}
 
 	long clientCommands() {
@@ -133,6 +153,10 @@ final class MonitorProbe implements AutoCloseable {
 					continue;
 				}
 				boolean fromScript = line.substring(open + 1, close).endsWith(" lua");
+				if (!fromScript) {
+					// Written by this thread only
+					this.clientCommandsSeen++;
+				}
 				(fromScript ? this.fromScripts : this.fromClients).merge(arguments.get(0).toLowerCase(Locale.ROOT), 1L,
 						Long::sum);
 			}

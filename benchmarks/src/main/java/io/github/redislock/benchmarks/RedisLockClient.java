@@ -8,6 +8,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockHandle;
+import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
@@ -51,6 +52,22 @@ final class RedisLockClient implements LockClient {
 		return lock(LockRequest.write(key));
 	}
 
+	@Override
+	public Renewed acquireRenewed(String key) {
+		// No lease time, none in the default options either: the watchdog renews it
+		return new RenewedHandle(this.template.lock(LockRequest.of(key).waitTime(WAIT_LIMIT)));
+	}
+
+	@Override
+	public Duration renewInterval() {
+		return this.template.options().renewInterval();
+	}
+
+	@Override
+	public boolean noticesLoss() {
+		return true;
+	}
+
 	private Release lock(LockRequest request) {
 		LockHandle handle = this.template.lock(request.waitTime(WAIT_LIMIT));
 		return handle::close;
@@ -60,6 +77,31 @@ final class RedisLockClient implements LockClient {
 	public void close() {
 		this.template.close();
 		this.connectionFactory.destroy();
+	}
+
+	/**
+	 * A handle the watchdog renews: {@code isHeld()} turns false once a renewal found the
+	 * lock lost, and {@code close()} throws {@link LockLostException} when the release
+	 * finds it gone.
+	 */
+	private record RenewedHandle(LockHandle handle) implements Renewed {
+
+		@Override
+		public boolean lossNoticed() {
+			return !this.handle.isHeld();
+		}
+
+		@Override
+		public boolean release() {
+			try {
+				this.handle.close();
+				return true;
+			}
+			catch (LockLostException ex) {
+				return false;
+			}
+		}
+
 	}
 
 }

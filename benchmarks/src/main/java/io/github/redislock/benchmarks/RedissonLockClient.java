@@ -44,6 +44,22 @@ final class RedissonLockClient implements LockClient {
 		return lock(this.redisson.getReadWriteLock(key).writeLock(), null);
 	}
 
+	/**
+	 * {@code tryLock} without a lease time, as {@code lock()} does: the watchdog renews
+	 * it every third of {@code lockWatchdogTimeout}.
+	 */
+	@Override
+	public Renewed acquireRenewed(String key) {
+		RLock lock = this.redisson.getLock(key);
+		lock(lock, null);
+		return new RenewedLock(lock);
+	}
+
+	@Override
+	public Duration renewInterval() {
+		return Duration.ofMillis(this.redisson.getConfig().getLockWatchdogTimeout() / 3);
+	}
+
 	private Release lock(RLock lock, @Nullable Duration lease) {
 		try {
 			long leaseMillis = (lease != null) ? lease.toMillis() : -1;
@@ -61,6 +77,31 @@ final class RedissonLockClient implements LockClient {
 	@Override
 	public void close() {
 		this.redisson.shutdown();
+	}
+
+	/**
+	 * A lock the watchdog renews. Redisson tells its holder nothing when a renewal finds
+	 * the lock gone; {@code unlock()} throws {@link IllegalMonitorStateException} when
+	 * the lock is no longer held by the thread.
+	 */
+	private record RenewedLock(RLock lock) implements Renewed {
+
+		@Override
+		public boolean lossNoticed() {
+			return false;
+		}
+
+		@Override
+		public boolean release() {
+			try {
+				this.lock.unlock();
+				return true;
+			}
+			catch (IllegalMonitorStateException ex) {
+				return false;
+			}
+		}
+
 	}
 
 }

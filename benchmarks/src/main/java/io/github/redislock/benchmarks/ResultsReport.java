@@ -49,6 +49,8 @@ final class ResultsReport {
 			text.append("## Targets\n\n").append(targets.markdown()).append('\n');
 		}
 		section(text, Scenario.UNCONTENDED, uncontended(), "One thread locks and releases a new key each time. "
+				+ "The three ratios compare with the raw floor: time per operation, Redis CPU per operation and all "
+				+ "commands per operation. "
 				+ "Round trips are the commands clients sent, counted exactly with MONITOR over 500 more operations; "
 				+ "all commands include those run inside Lua scripts (INFO commandstats over the measured run). "
 				+ "CPU is that of the client JVM and of redis-server over the measured run: unlike ops/s and latency it "
@@ -56,16 +58,23 @@ final class ResultsReport {
 		section(text, Scenario.HOT_KEY, hotKey(Scenario.HOT_KEY), settings.hotKeyThreads()
 				+ " threads on one key; under the lock each reads a Redis counter with GET and writes it back "
 				+ "with SET. Wait is from the lock request to its grant. Commands leave out the critical section's GET and "
-				+ "SET; CPU is that of the lock client's JVMs (critical section included) and of redis-server.");
+				+ "SET; CPU is that of the lock client's JVMs (critical section included) and of redis-server. "
+				+ "The rows marked limit are no locks to compare with but what none could beat on this machine: "
+				+ "a JVM-local fair and unfair ReentrantLock around the same GET and SET, and the critical section "
+				+ "alone on one thread with no lock. Vs best compares the locks with the best of them; vs limit "
+				+ "compares every row with the local fair lock, the limit of a lock that serves waiters in order.");
 		section(text, Scenario.HOT_KEY_TWO_JVMS, hotKey(Scenario.HOT_KEY_TWO_JVMS),
-				"The same, with 2 JVMs x " + (settings.hotKeyThreads() / 2) + " threads.");
-		section(text, Scenario.FAIR_HOT_KEY, hotKey(Scenario.FAIR_HOT_KEY),
-				"One hot key again, " + settings.hotKeyThreads() + " threads around the same GET and SET, under a "
-						+ "fair lock: waiters are granted in the order they asked, so that every thread should get "
-						+ "about as many operations. Spread is the standard deviation of operations per thread over "
-						+ "their mean." + skipped(Scenario.FAIR_HOT_KEY));
-		section(text, Scenario.FAIR_HOT_KEY_TWO_JVMS, hotKey(Scenario.FAIR_HOT_KEY_TWO_JVMS), "The same, with 2 JVMs x "
-				+ (settings.hotKeyThreads() / 2) + " threads." + skipped(Scenario.FAIR_HOT_KEY_TWO_JVMS));
+				"The same, with 2 JVMs x " + (settings.hotKeyThreads() / 2) + " threads. A local lock cannot span "
+						+ "two JVMs: vs limit compares with the critical section alone on one thread.");
+		section(text, Scenario.FAIR_HOT_KEY, hotKey(Scenario.FAIR_HOT_KEY), "One hot key again, "
+				+ settings.hotKeyThreads() + " threads around the same GET and SET, under a "
+				+ "fair lock: waiters are granted in the order they asked, so that every thread should get "
+				+ "about as many operations. Spread is the standard deviation of operations per thread over "
+				+ "their mean. The limits are those of the first hot key; vs limit compares with the local fair "
+				+ "lock." + skipped(Scenario.FAIR_HOT_KEY));
+		section(text, Scenario.FAIR_HOT_KEY_TWO_JVMS, hotKey(Scenario.FAIR_HOT_KEY_TWO_JVMS),
+				"The same, with 2 JVMs x " + (settings.hotKeyThreads() / 2) + " threads; vs limit compares with the "
+						+ "critical section alone on one thread." + skipped(Scenario.FAIR_HOT_KEY_TWO_JVMS));
 		section(text, Scenario.READ_WRITE, readWrite(), settings.hotKeyThreads() + " threads on one read/write lock; "
 				+ "each acquisition is a read (a GET of the counter under the read lock) or, one time in "
 				+ ReadWriteRun.WRITE_ONE_IN + " as drawn from a random sequence seeded per thread, a write (GET and "
@@ -85,7 +94,19 @@ final class ResultsReport {
 						+ " distinct keys once each. Heap is measured after full collections with the client still "
 						+ "open, after each half of the keys: retained per key is the growth over the second half, "
 						+ "noise the spread of three readings.");
+		manyHeld(text, settings);
 		return text.toString();
+	}
+
+	private void manyHeld(StringBuilder text, BenchmarkSettings settings) {
+		ManyHeldTable manyHeld = new ManyHeldTable(this.results.getOrDefault(Scenario.MANY_HELD, Map.of()));
+		section(text, Scenario.MANY_HELD, manyHeld.table(), ManyHeldTable.description(settings));
+		List<String> busiest = manyHeld.busiestThreads();
+		if (!busiest.isEmpty()) {
+			text.append("Client CPU by thread over the window with the most locks held:\n\n");
+			busiest.forEach((line) -> text.append("- ").append(line).append('\n'));
+			text.append('\n');
+		}
 	}
 
 	private void section(StringBuilder text, Scenario scenario, MarkdownTable table, String description) {
@@ -108,8 +129,9 @@ final class ResultsReport {
 	}
 
 	private MarkdownTable uncontended() {
-		MarkdownTable table = new MarkdownTable("Implementation", "ops/s", "time per op vs floor", "p50 µs", "p99 µs",
-				"client CPU µs/op", "Redis CPU µs/op", "round trips/op", "all commands/op", "commands per op");
+		MarkdownTable table = new MarkdownTable("Implementation", "ops/s", "time per op vs floor", "Redis CPU vs floor",
+				"commands vs floor", "p50 µs", "p99 µs", "client CPU µs/op", "Redis CPU µs/op", "round trips/op",
+				"all commands/op", "commands per op");
 		Figures floor = succeeded(Scenario.UNCONTENDED).get(Implementation.RAW_FLOOR);
 		rows(table, Scenario.UNCONTENDED, (implementation, run) -> {
 			CommandCounts commands = CommandCounts.readFrom(run);
@@ -117,13 +139,28 @@ final class ResultsReport {
 			table.row(implementation.title(), MarkdownTable.count(run.getDouble("opsPerSecond")),
 					(floor != null)
 							? MarkdownTable.ratio(floor.getDouble("opsPerSecond") / run.getDouble("opsPerSecond")) : "",
+					(floor != null) ? MarkdownTable.ratio(redisCpuPerOperation(run) / redisCpuPerOperation(floor)) : "",
+					(floor != null) ? MarkdownTable.ratio(commandsPerOperation(run) / commandsPerOperation(floor)) : "",
 					MarkdownTable.micros(run.getDouble("p50Micros")), MarkdownTable.micros(run.getDouble("p99Micros")),
 					MarkdownTable.micros(run.getDouble("clientCpuMicros") / operations),
-					MarkdownTable.micros(run.getDouble("redisCpuMicros") / operations),
+					MarkdownTable.micros(redisCpuPerOperation(run)),
 					Figures.decimal((double) run.getLong("probe.clientCommands") / run.getLong("probe.operations")),
-					Figures.decimal((double) commands.total() / operations), commands.perOperation(operations));
+					Figures.decimal(commandsPerOperation(run)), commands.perOperation(operations));
 		});
 		return table;
+	}
+
+	/** Redis CPU µs per lock + release in the uncontended scenario. */
+	static double redisCpuPerOperation(Figures uncontended) {
+		return uncontended.getDouble("redisCpuMicros") / uncontended.getLong("operations");
+	}
+
+	/**
+	 * Commands Redis ran per lock + release in the uncontended scenario, those run inside
+	 * scripts included.
+	 */
+	static double commandsPerOperation(Figures uncontended) {
+		return (double) CommandCounts.readFrom(uncontended).total() / uncontended.getLong("operations");
 	}
 
 	/**
@@ -140,8 +177,8 @@ final class ResultsReport {
 	}
 
 	private MarkdownTable hotKey(Scenario scenario) {
-		boolean twoJvms = scenario == Scenario.HOT_KEY_TWO_JVMS || scenario == Scenario.FAIR_HOT_KEY_TWO_JVMS;
-		List<String> header = new ArrayList<>(List.of("Implementation", "ops/s", "vs best"));
+		boolean twoJvms = isTwoJvms(scenario);
+		List<String> header = new ArrayList<>(List.of("Implementation", "ops/s", "vs best", "vs limit"));
 		if (twoJvms) {
 			header.add("ops per JVM");
 		}
@@ -150,12 +187,15 @@ final class ResultsReport {
 				"commands per acquisition"));
 		MarkdownTable table = new MarkdownTable(header.toArray(String[]::new));
 		double best = best(succeeded(scenario), (run) -> run.getDouble("opsPerSecond"));
+		Figures limit = succeeded(scenario).get(limitOf(scenario));
 		rows(table, scenario, (implementation, run) -> {
 			CommandCounts commands = CommandCounts.readFrom(run);
 			long operations = Math.max(1, run.getLong("operations"));
-			List<String> cells = new ArrayList<>(
-					List.of(implementation.title(scenario.kind()), MarkdownTable.count(run.getDouble("opsPerSecond")),
-							MarkdownTable.ratio(run.getDouble("opsPerSecond") / best)));
+			double opsPerSecond = run.getDouble("opsPerSecond");
+			List<String> cells = new ArrayList<>(List.of(implementation.title(scenario.kind()),
+					MarkdownTable.count(opsPerSecond),
+					implementation.isLimit() ? "" : MarkdownTable.ratio(opsPerSecond / best),
+					(limit != null) ? MarkdownTable.ratio(opsPerSecond / limit.getDouble("opsPerSecond")) : ""));
 			if (twoJvms) {
 				cells.add(run.get("perJvm"));
 			}
@@ -171,6 +211,19 @@ final class ResultsReport {
 			table.row(cells.toArray(String[]::new));
 		});
 		return table;
+	}
+
+	static boolean isTwoJvms(Scenario scenario) {
+		return scenario == Scenario.HOT_KEY_TWO_JVMS || scenario == Scenario.FAIR_HOT_KEY_TWO_JVMS;
+	}
+
+	/**
+	 * The limit a hot-key scenario's "vs limit" compares with: within one JVM, the local
+	 * fair lock, which serves waiters in order as a distributed lock does; across two
+	 * JVMs, where no local lock reaches, the critical section alone.
+	 */
+	static Implementation limitOf(Scenario scenario) {
+		return isTwoJvms(scenario) ? Implementation.LIMIT_SINGLE_THREAD : Implementation.LIMIT_LOCAL_FAIR;
 	}
 
 	private MarkdownTable readWrite() {
@@ -269,8 +322,14 @@ final class ResultsReport {
 		return succeeded;
 	}
 
+	/** The best score among the locks, leaving out the limits, which are no peers. */
 	private static double best(Map<Implementation, Figures> figures, ToDoubleFunction<Figures> score) {
-		return figures.values().stream().mapToDouble(score).max().orElse(1);
+		return figures.entrySet()
+			.stream()
+			.filter((entry) -> !entry.getKey().isLimit())
+			.mapToDouble((entry) -> score.applyAsDouble(entry.getValue()))
+			.max()
+			.orElse(1);
 	}
 
 	/** A share as a percentage: {@code 12.5%}. */

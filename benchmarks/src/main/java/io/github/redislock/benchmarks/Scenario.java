@@ -1,5 +1,6 @@
 package io.github.redislock.benchmarks;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -16,23 +17,37 @@ import io.github.redislock.benchmarks.LockClient.Kind;
 enum Scenario {
 
 	/** One thread locking and releasing distinct keys. */
-	UNCONTENDED("Uncontended: one thread, distinct keys, lock + release", Kind.EXCLUSIVE,
-			EnumSet.allOf(Implementation.class), UncontendedScenario::run),
+	UNCONTENDED("Uncontended: one thread, distinct keys, lock + release", Kind.EXCLUSIVE, locks(),
+			UncontendedScenario::run),
 
-	/** Threads of one JVM taking turns on one key around a non-atomic counter update. */
-	HOT_KEY("One hot key, one JVM", Kind.EXCLUSIVE, waiting(),
+	/**
+	 * Threads of one JVM taking turns on one key around a non-atomic counter update, with
+	 * every limit beside them.
+	 */
+	HOT_KEY("One hot key, one JVM", Kind.EXCLUSIVE,
+			withLimits(waiting(), Implementation.LIMIT_LOCAL_FAIR, Implementation.LIMIT_LOCAL_UNFAIR,
+					Implementation.LIMIT_SINGLE_THREAD),
 			(context) -> HotKeyScenario.run(context, 1, Kind.EXCLUSIVE)),
 
-	/** The same critical section, half of the threads in a second JVM. */
-	HOT_KEY_TWO_JVMS("One hot key, two JVMs", Kind.EXCLUSIVE, waiting(),
+	/**
+	 * The same critical section, half of the threads in a second JVM, beside the one
+	 * limit that two JVMs have: the critical section alone.
+	 */
+	HOT_KEY_TWO_JVMS("One hot key, two JVMs", Kind.EXCLUSIVE, withLimits(waiting(), Implementation.LIMIT_SINGLE_THREAD),
 			(context) -> HotKeyScenario.run(context, 2, Kind.EXCLUSIVE)),
 
-	/** The hot key under a fair lock. */
-	FAIR_HOT_KEY("One hot key, fair lock, one JVM", Kind.FAIR, waiting(),
+	/** The hot key under a fair lock, with every limit beside it. */
+	FAIR_HOT_KEY("One hot key, fair lock, one JVM", Kind.FAIR,
+			withLimits(waiting(), Implementation.LIMIT_LOCAL_FAIR, Implementation.LIMIT_LOCAL_UNFAIR,
+					Implementation.LIMIT_SINGLE_THREAD),
 			(context) -> HotKeyScenario.run(context, 1, Kind.FAIR)),
 
-	/** The hot key under a fair lock, half of the threads in a second JVM. */
-	FAIR_HOT_KEY_TWO_JVMS("One hot key, fair lock, two JVMs", Kind.FAIR, waiting(),
+	/**
+	 * The hot key under a fair lock, half of the threads in a second JVM, beside the
+	 * critical section alone.
+	 */
+	FAIR_HOT_KEY_TWO_JVMS("One hot key, fair lock, two JVMs", Kind.FAIR,
+			withLimits(waiting(), Implementation.LIMIT_SINGLE_THREAD),
 			(context) -> HotKeyScenario.run(context, 2, Kind.FAIR)),
 
 	/**
@@ -45,8 +60,14 @@ enum Scenario {
 	WAITERS("Waiters", Kind.EXCLUSIVE, waiting(), WaitersScenario::run),
 
 	/** Threads locking and releasing many distinct keys once each. */
-	MANY_KEYS("Many keys", Kind.EXCLUSIVE, EnumSet.complementOf(EnumSet.of(Implementation.SPRING_DATA_FLOOR)),
-			ManyKeysScenario::run);
+	MANY_KEYS("Many keys", Kind.EXCLUSIVE, without(locks(), Implementation.SPRING_DATA_FLOOR), ManyKeysScenario::run),
+
+	/**
+	 * One JVM holds many locks under its watchdog's renewal for a while, then releases
+	 * them. redis-lock's registry renews through the very same watchdog and is left out.
+	 */
+	MANY_HELD("Many held locks under watchdog renewal", Kind.WATCHDOG,
+			without(locks(), Implementation.REDIS_LOCK_REGISTRY), ManyHeldScenario::run);
 
 	private final String title;
 
@@ -87,18 +108,50 @@ enum Scenario {
 	}
 
 	/**
-	 * The implementations that lack the scenario's kind of lock, in declaration order:
-	 * none for an exclusive lock.
+	 * The locks that lack the scenario's kind of lock, in declaration order: none for an
+	 * exclusive lock. Limits are never named: they are no locks.
 	 */
 	List<Implementation> skipped() {
 		return Arrays.stream(Implementation.values())
-			.filter((implementation) -> !implementation.supports(this.kind))
+			.filter((implementation) -> !implementation.isLimit() && !implementation.supports(this.kind))
 			.toList();
 	}
 
-	/** The implementations that can wait for a lock: not the floors. */
+	/** Every implementation but the limits. */
+	private static Set<Implementation> locks() {
+		Set<Implementation> locks = EnumSet.allOf(Implementation.class);
+		locks.removeIf(Implementation::isLimit);
+		return locks;
+	}
+
+	/** The locks that can wait for a lock: not the floors. */
 	private static Set<Implementation> waiting() {
-		return EnumSet.complementOf(EnumSet.of(Implementation.RAW_FLOOR, Implementation.SPRING_DATA_FLOOR));
+		return without(locks(), Implementation.RAW_FLOOR, Implementation.SPRING_DATA_FLOOR);
+	}
+
+	private static Set<Implementation> without(Set<Implementation> implementations, Implementation... left) {
+		Set<Implementation> result = EnumSet.copyOf(implementations);
+		result.removeAll(List.of(left));
+		return result;
+	}
+
+	private static Set<Implementation> withLimits(Set<Implementation> implementations, Implementation... limits) {
+		Set<Implementation> result = EnumSet.copyOf(implementations);
+		result.addAll(List.of(limits));
+		return result;
+	}
+
+	/**
+	 * How long a scenario process may run before it is taken for hung: five minutes, and
+	 * in {@link #MANY_HELD} two more and the held time per count of locks.
+	 */
+	Duration timeout(BenchmarkSettings settings) {
+		Duration timeout = Duration.ofMinutes(5);
+		if (this == MANY_HELD) {
+			Duration perCount = settings.heldDuration().plus(Duration.ofMinutes(2));
+			timeout = timeout.plus(perCount.multipliedBy(settings.heldCounts().size()));
+		}
+		return timeout;
 	}
 
 	Figures run(ScenarioContext context) throws Exception {

@@ -32,6 +32,7 @@ final class Targets {
 		uncontended(targets);
 		hotKey(targets, Scenario.HOT_KEY, 2.0, true);
 		hotKey(targets, Scenario.HOT_KEY_TWO_JVMS, 1.0, false);
+		new LimitTargets(this.results).addTo(targets);
 		waiters(targets);
 		manyKeys(targets);
 		lostUpdates(targets);
@@ -192,24 +193,6 @@ final class Targets {
 	private @Nullable Figures figures(Scenario scenario, Implementation implementation) {
 		Figures figures = this.results.getOrDefault(scenario, Map.of()).get(implementation);
 		return (figures != null && !figures.isFailed()) ? figures : null;
-	}
-
-	/**
-	 * One target and where redis-lock stands.
-	 *
-	 * @param goal what redis-lock aims for
-	 * @param measured what the run measured
-	 * @param met whether the goal was met, {@code null} when it could not be checked
-	 */
-	private record Target(String goal, String measured, @Nullable Boolean met) {
-
-		String verdict() {
-			if (this.met == null) {
-				return "not checked";
-			}
-			return this.met ? "yes" : "**no**";
-		}
-
 	}
 
 }

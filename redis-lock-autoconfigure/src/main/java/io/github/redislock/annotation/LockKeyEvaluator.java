@@ -45,7 +45,8 @@ import io.github.redislock.LockKeyException;
  */
 public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanFactoryAware {
 
-	private static final Pattern POSITIONAL = Pattern.compile("[pa]\\d+");
+	/** A parameter by position: {@code #p0} or {@code #a0}. */
+	static final Pattern POSITIONAL = Pattern.compile("[pa]\\d+");
 
 	private final StandardEvaluationContext sharedContext = new StandardEvaluationContext();
 

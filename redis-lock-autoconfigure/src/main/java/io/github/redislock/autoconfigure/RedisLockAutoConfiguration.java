@@ -44,7 +44,8 @@ import io.github.redislock.engine.RedisLockEngine;
  *
  * @DistributedLock} support. {@code redis-lock.enabled=false} turns it all off. An
  * application replaces the engine with a {@link LockEngine} bean of its own, and the
- * template with a {@link LockOperations} bean.
+ * template with a {@link LockOperations} bean. {@link ReactiveLockAutoConfiguration} adds
+ * the reactive template.
  *
  * <p>
  * The engine subscribes to release messages on a connection of its own, so the

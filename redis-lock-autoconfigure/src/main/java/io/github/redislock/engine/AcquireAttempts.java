@@ -1,5 +1,9 @@
 package io.github.redislock.engine;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
 import io.lettuce.core.RedisCommandInterruptedException;
 import org.jspecify.annotations.Nullable;
 
@@ -47,13 +51,52 @@ final class AcquireAttempts {
 	 */
 	Outcome tryOnce(Acquisition acquisition) {
 		long sentAt = System.nanoTime();
-		Attempt attempt = attempt(acquisition);
+		return outcome(acquisition, attempt(acquisition), Thread.currentThread(), sentAt);
+	}
+
+	/**
+	 * Try once without blocking the calling thread, for a pending acquisition: the script
+	 * and a {@code WAIT} for the replicas are sent without waiting, and a grant becomes a
+	 * hold no thread re-enters. The outcome completes on the Redis client's thread, or
+	 * exceptionally with the {@link LockAccessException} or
+	 * {@link LockNotReplicatedException} that {@link #tryOnce} would throw; what Redis
+	 * may have granted is then given back in the background as there.
+	 * @param opener opens the engine's connection when it is not open
+	 */
+	CompletionStage<Outcome> tryOnceAsync(Acquisition acquisition, Executor opener) {
+		long sentAt = System.nanoTime();
+		String key = acquisition.key();
+		int replicas = this.options.minReplicas();
+		CompletionStage<Attempt> sent;
+		try {
+			sent = this.scripts.executeAsync(acquisition.kind().acquireCall(this.scripts, acquisition), opener)
+				.thenApply(Attempt::of);
+			if (replicas > 0) {
+				// On the same connection, after the grant, as acquireReplicated does.
+				sent = sent.thenCompose((attempt) -> !attempt.granted() ? CompletableFuture.completedFuture(attempt)
+						: this.scripts.awaitReplicasAsync(key, replicas, this.options.replicationTimeout().toMillis())
+							.thenApply(attempt::acknowledgedBy));
+			}
+		}
+		catch (RuntimeException ex) {
+			sent = CompletableFuture.failedFuture(ex);
+		}
+		return sent.handle((attempt, ex) -> {
+			if (ex != null) {
+				Attempt refused = failed(acquisition, ScriptCommands.unwrap(ex));
+				return outcome(acquisition, refused, null, sentAt);
+			}
+			return outcome(acquisition, checkReplicas(acquisition, attempt), null, sentAt);
+		});
+	}
+
+	private Outcome outcome(Acquisition acquisition, Attempt attempt, @Nullable Thread thread, long sentAt) {
 		if (!attempt.granted()) {
 			long holderLeft = (attempt.holderLeaseMillis() < 0) ? Long.MAX_VALUE
 					: attempt.holderLeaseMillis() * 1_000_000;
 			return new Outcome(null, holderLeft);
 		}
-		return new Outcome(this.grants.grant(acquisition, attempt, Thread.currentThread(), sentAt), 0);
+		return new Outcome(this.grants.grant(acquisition, attempt, thread, sentAt), 0);
 	}
 
 	private Attempt attempt(Acquisition acquisition) {
@@ -73,17 +116,35 @@ final class AcquireAttempts {
 					new InterruptedException("Interrupted while Redis ran the acquisition"));
 		}
 		catch (RuntimeException ex) {
-			if (SlotMigration.isMigrating(ex)) {
-				// The script did not run: not granted, and a waiter tries again shortly.
-				return Attempt.heldFor(SlotMigration.RETRY_MILLIS);
-			}
-			giveBack(acquisition);
-			throw new LockAccessException(key, "acquire", ex);
+			return failed(acquisition, ex);
 		}
+		return checkReplicas(acquisition, attempt);
+	}
+
+	/**
+	 * What a failed attempt means: refused, to be tried again shortly, when the script
+	 * did not run for a slot migration; otherwise a failure, after what Redis may have
+	 * granted is given back.
+	 * @throws LockAccessException unless the slot was migrating
+	 */
+	private Attempt failed(Acquisition acquisition, Throwable ex) {
+		if (SlotMigration.isMigrating(ex)) {
+			// The script did not run: not granted, and a waiter tries again shortly.
+			return Attempt.heldFor(SlotMigration.RETRY_MILLIS);
+		}
+		giveBack(acquisition);
+		throw new LockAccessException(acquisition.key(), "acquire", ex);
+	}
+
+	/**
+	 * Give back a grant too few replicas acknowledged, which a failover would lose.
+	 * @throws LockNotReplicatedException when they were too few
+	 */
+	private Attempt checkReplicas(Acquisition acquisition, Attempt attempt) {
 		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
 			// Lost for good if the primary failed now: give it back rather than hold it.
 			giveBack(acquisition);
-			throw new LockNotReplicatedException(key, attempt.replicas(), this.options.minReplicas(),
+			throw new LockNotReplicatedException(acquisition.key(), attempt.replicas(), this.options.minReplicas(),
 					this.options.replicationTimeout());
 		}
 		return attempt;

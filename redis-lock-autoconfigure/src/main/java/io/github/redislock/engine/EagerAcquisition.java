@@ -34,11 +34,12 @@ import org.jspecify.annotations.Nullable;
 interface EagerAcquisition {
 
 	/**
-	 * Send the acquisition for the waiter's thread.
+	 * Send the acquisition for the waiter's thread, or for a pending acquisition
+	 * ({@code null}), whose grant no thread re-enters.
 	 * @return the hold when granted, already recorded by the engine; {@code null} when
 	 * refused; failed when Redis failed (the waiter then tries by itself)
 	 */
-	CompletionStage<@Nullable LockHold> start(Thread thread);
+	CompletionStage<@Nullable LockHold> start(@Nullable Thread thread);
 
 	/** Release a grant whose waiter left before it arrived. */
 	void undelivered(LockHold hold);

@@ -75,7 +75,7 @@ final class EagerAcquisitions {
 		}
 
 		@Override
-		public CompletionStage<@Nullable LockHold> start(Thread thread) {
+		public CompletionStage<@Nullable LockHold> start(@Nullable Thread thread) {
 			EagerAcquisitions outer = EagerAcquisitions.this;
 			Acquisition eager = this.acquisition.withOwner(outer.tokens.next());
 			long sentAt = System.nanoTime();

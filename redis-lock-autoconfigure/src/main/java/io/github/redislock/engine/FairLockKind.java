@@ -67,11 +67,11 @@ final class FairLockKind extends LockKind {
 	}
 
 	@Override
-	void leave(LockScripts scripts, String name, String owner) {
+	ScriptCall<Long> leaveCall(LockScripts scripts, String name, String owner) {
 		LockKeys keys = scripts.keys();
-		scripts.executeUninterruptibly(ScriptCall.of(this.leave,
+		return ScriptCall.of(this.leave,
 				List.of(keys.lockKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name)), owner,
-				keys.releaseChannel(name), scripts.publishCommand()));
+				keys.releaseChannel(name), scripts.publishCommand());
 	}
 
 	/**

@@ -40,9 +40,11 @@ final class Grants {
 
 	/**
 	 * Record a grant as the hold of the given thread.
+	 * @param thread the thread that may re-enter the hold when the acquisition is
+	 * reentrant; {@code null} for a pending acquisition, which has none
 	 * @param sentAt when the acquire script was sent, from which the lease runs
 	 */
-	LockHold grant(Acquisition acquisition, Attempt attempt, Thread thread, long sentAt) {
+	LockHold grant(Acquisition acquisition, Attempt attempt, @Nullable Thread thread, long sentAt) {
 		LockLease lease = new LockLease(acquisition.kind(), acquisition.key(), acquisition.owner(),
 				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
 		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null, 0);

@@ -69,6 +69,20 @@ final class LocalHolds {
 		return hold != null && hold.ownerThread() == Thread.currentThread();
 	}
 
+	/**
+	 * The hold of the lock that excludes a pending acquisition of its kind: the hold of
+	 * any owner of this JVM, since a pending acquisition owns none, and for a read lock
+	 * none (readers share).
+	 */
+	@Nullable LockHold ofLock(LockKind kind, String name) {
+		return this.holds.get(kind.holdKey(name, null));
+	}
+
+	/** Whether the hold is held and not released: by another owner, for a pending one. */
+	static boolean isHeld(@Nullable LockHold hold) {
+		return hold != null && !hold.isReleased() && hold.isHeld();
+	}
+
 	static boolean isHeldByAnotherThread(@Nullable LockHold hold) {
 		return hold != null && hold.ownerThread() != Thread.currentThread() && !hold.isReleased() && hold.isHeld();
 	}

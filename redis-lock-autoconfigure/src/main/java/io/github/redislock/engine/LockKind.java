@@ -179,10 +179,24 @@ abstract class LockKind {
 
 	/**
 	 * Take a waiter that gives up out of the lock's line, waking whom it kept waiting;
-	 * nothing for a kind that does not {@linkplain #queues() queue}.
+	 * nothing for a kind that does not {@linkplain #queues() queue}. Waits for the answer
+	 * even when interrupted.
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
-	void leave(LockScripts scripts, String name, String owner) {
+	final void leave(LockScripts scripts, String name, String owner) {
+		ScriptCall<Long> call = leaveCall(scripts, name, owner);
+		if (call != null) {
+			scripts.executeUninterruptibly(call);
+		}
+	}
+
+	/**
+	 * The call of the script that takes a waiter out of the lock's line, for
+	 * {@link #leave} and for a pending acquisition that sends it without waiting;
+	 * {@code null} for a kind that does not {@linkplain #queues() queue}.
+	 */
+	@Nullable ScriptCall<Long> leaveCall(LockScripts scripts, String name, String owner) {
+		return null;
 	}
 
 	/**

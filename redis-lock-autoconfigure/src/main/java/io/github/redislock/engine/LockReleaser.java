@@ -2,6 +2,8 @@ package io.github.redislock.engine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -118,25 +120,143 @@ final class LockReleaser {
 	private void releaseLast(LockHold hold, LockLease lease) {
 		LockKind kind = lease.kind();
 		String channel = kind.channel(this.scripts.keys(), hold.key());
-		if (this.handOver.handOver(hold, channel)) {
-			observeRelease(hold, ReleaseOutcome.RELEASED, null);
+		if (!leaveForRelease(hold, lease, channel)) {
 			return;
 		}
-		this.holds.released(hold);
-		this.watchdog.unwatch(lease);
 		long outcome;
 		try {
 			outcome = releaseInRedis(kind, hold);
 		}
 		catch (RuntimeException ex) {
-			// Redis may not have run it: keep trying in the background, or the lock would
-			// stay held for the rest of its lease.
-			this.backgroundReleases.giveBack(kind, hold.key(), lease.owner(),
-					Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
-			LockAccessException failure = new LockAccessException(hold.key(), "release", ex);
-			observeRelease(hold, ReleaseOutcome.FAILED, failure);
-			throw failure;
+			throw releaseFailed(hold, lease, ex);
 		}
+		released(hold, lease, channel, outcome);
+	}
+
+	/**
+	 * Count one handle of the hold less, and release the lock with the last one, without
+	 * blocking the calling thread: the release script is sent without waiting (opening
+	 * the connection, if it is not open, on a housekeeping thread), and a refusal during
+	 * a slot migration is sent again from a housekeeping timer. Otherwise as
+	 * {@link #release}: the same hand-over, yield and observer reports.
+	 * @return completes when released, on the Redis client's thread or the caller's;
+	 * exceptionally with the {@link LockLostException} or {@link LockAccessException}
+	 * that {@link #release} would throw
+	 */
+	CompletionStage<Void> releaseAsync(LockHold hold, Housekeeping housekeeping) {
+		try {
+			if (!hold.exit()) {
+				if (hold.isLost()) {
+					throw new LockLostException(hold.key(), hold.fencingToken());
+				}
+				return CompletableFuture.completedFuture(null);
+			}
+			LockLease lease = hold.lease();
+			if (lease.isRevoked()) {
+				LockLostException lost = revokedException(hold);
+				observeRelease(hold, ReleaseOutcome.LOST, lost);
+				throw lost;
+			}
+			String channel = lease.kind().channel(this.scripts.keys(), hold.key());
+			this.releasing.incrementAndGet();
+			boolean sent = false;
+			try {
+				if (!leaveForRelease(hold, lease, channel)) {
+					return CompletableFuture.completedFuture(null);
+				}
+				CompletableFuture<Void> done = new CompletableFuture<>();
+				CompletableFuture<Void> result = new CompletableFuture<>();
+				done.whenComplete((ignored, ex) -> {
+					this.releasing.decrementAndGet();
+					if (ex != null) {
+						result.completeExceptionally(ex);
+					}
+					else {
+						result.complete(null);
+					}
+				});
+				sent = true;
+				sendRelease(hold, lease, channel, housekeeping, System.nanoTime() + MIGRATION_GIVE_UP_NANOS, done);
+				return result;
+			}
+			finally {
+				if (!sent) {
+					this.releasing.decrementAndGet();
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private void sendRelease(LockHold hold, LockLease lease, String channel, Housekeeping housekeeping, long giveUpAt,
+			CompletableFuture<Void> done) {
+		LockKind kind = lease.kind();
+		CompletionStage<Long> answer;
+		try {
+			answer = this.scripts.executeAsync(
+					kind.releaseCall(this.scripts, hold.key(), lease.owner(), lastToken(hold)), housekeeping::execute);
+		}
+		catch (RuntimeException ex) {
+			answer = CompletableFuture.failedFuture(ex);
+		}
+		answer.whenComplete((reply, failure) -> {
+			try {
+				if (failure == null) {
+					released(hold, lease, channel, LockKind.releaseOutcome(reply));
+					done.complete(null);
+					return;
+				}
+				Throwable ex = ScriptCommands.unwrap(failure);
+				if (SlotMigration.isMigrating(ex) && System.nanoTime() - giveUpAt <= 0) {
+					housekeeping.schedule(() -> sendRelease(hold, lease, channel, housekeeping, giveUpAt, done),
+							SlotMigration.RETRY_NANOS);
+					return;
+				}
+				throw releaseFailed(hold, lease, ex);
+			}
+			catch (RuntimeException ex) {
+				done.completeExceptionally(ex);
+			}
+		});
+	}
+
+	/**
+	 * Hand the last hold of a lease to a local waiter, or else take it out of the
+	 * engine's holds and the watchdog before its release script runs.
+	 * @return whether the lock must be released in Redis
+	 */
+	private boolean leaveForRelease(LockHold hold, LockLease lease, String channel) {
+		if (this.handOver.handOver(hold, channel)) {
+			observeRelease(hold, ReleaseOutcome.RELEASED, null);
+			return false;
+		}
+		this.holds.released(hold);
+		this.watchdog.unwatch(lease);
+		return true;
+	}
+
+	/**
+	 * A release script that failed: Redis may not have run it, so it is sent again in the
+	 * background, or the lock would stay held for the rest of its lease.
+	 * @return the exception for the caller
+	 */
+	private LockAccessException releaseFailed(LockHold hold, LockLease lease, Throwable ex) {
+		this.backgroundReleases.giveBack(lease.kind(), hold.key(), lease.owner(),
+				Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
+		LockAccessException failure = new LockAccessException(hold.key(), "release", ex);
+		observeRelease(hold, ReleaseOutcome.FAILED, failure);
+		return failure;
+	}
+
+	/**
+	 * What the release script's answer means: waiters of this JVM are woken or yield, and
+	 * a lock found gone is reported lost.
+	 * @throws LockLostException when the lock was lost while held
+	 */
+	private void released(LockHold hold, LockLease lease, String channel, long outcome) {
+		LockKind kind = lease.kind();
 		if (outcome >= 0 && kind.yields()) {
 			this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
 		}

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -96,6 +99,42 @@ final class LockScripts {
 	/** Run a script by its source, as {@link ScriptCommands#executeBySource}. */
 	void executeBySource(ScriptCall<?> call) {
 		this.redis.executeBySource(call);
+	}
+
+	/**
+	 * Run a script without waiting and without blocking the calling thread, as
+	 * {@link ScriptCommands#executeWithoutBlocking}.
+	 * @param opener opens the connection when it is not open
+	 */
+	<T> CompletionStage<T> executeAsync(ScriptCall<T> call, Executor opener) {
+		return this.redis.executeWithoutBlocking(call, opener);
+	}
+
+	/**
+	 * Make sure that calls can be built and sent without waiting for Redis (the
+	 * connection open, the publish command known), doing what is left on the given
+	 * executor, since it waits for Redis; {@link #prepare()} did it all as the engine
+	 * started unless Redis failed then.
+	 * @return completes when ready; exceptionally when Redis failed
+	 */
+	CompletionStage<Void> ready(Executor executor) {
+		if (this.redis.isOpen() && this.messaging.isDecided()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return CompletableFuture.runAsync(() -> {
+			this.redis.commands();
+			this.messaging.publishCommand();
+		}, executor);
+	}
+
+	/**
+	 * Wait, without blocking, until the given number of replicas acknowledged the writes
+	 * of the engine's connection, as {@link ScriptCommands#awaitReplicas}.
+	 * @return how many replicas acknowledged them
+	 */
+	CompletionStage<Long> awaitReplicasAsync(String name, int replicas, long timeoutMillis) {
+		return ReplicaAcknowledgements.waitFor(this.redis.commands(), this.keys.lockKey(name), replicas, timeoutMillis)
+			.thenApply((acknowledged) -> (acknowledged != null) ? acknowledged : 0L);
 	}
 
 	/**
@@ -201,15 +240,17 @@ final class LockScripts {
 
 	/**
 	 * Read a script once, as text: a script made from a resource location checks the
-	 * resource for changes at every call, which cost more than the rest of the call did.
+	 * resource for changes at every call, which cost more than the rest of the call did;
+	 * and its digest once ({@link LoadedScript}).
 	 */
 	static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return RedisScript.of(text(name), resultType);
+		return new LoadedScript<>(RedisScript.of(text(name), resultType));
 	}
 
 	/**
 	 * Read an acquire script with {@code fencing-token.lua} in front of it: Redis scripts
-	 * cannot include one another, and every kind of lock grants its fencing tokens alike.
+	 * cannot include one another, and the fair and read/write kinds grant their fencing
+	 * tokens alike.
 	 */
 	static <T> RedisScript<T> fencedScript(String name, Class<T> resultType) {
 		return composedScript(resultType, "fencing-token.lua", name);
@@ -225,7 +266,7 @@ final class LockScripts {
 		for (String name : names) {
 			text.append(text(name));
 		}
-		return RedisScript.of(text.toString(), resultType);
+		return new LoadedScript<>(RedisScript.of(text.toString(), resultType));
 	}
 
 	private static String text(String name) {

@@ -142,10 +142,10 @@ abstract class ReadWriteLockKind extends LockKind {
 		}
 
 		@Override
-		void leave(LockScripts scripts, String name, String owner) {
+		ScriptCall<Long> leaveCall(LockScripts scripts, String name, String owner) {
 			LockKeys keys = scripts.keys();
-			scripts.executeUninterruptibly(ScriptCall.of(this.leave, List.of(writerIntentKey(keys, name)), owner,
-					channel(keys, name), scripts.publishCommand()));
+			return ScriptCall.of(this.leave, List.of(writerIntentKey(keys, name)), owner, channel(keys, name),
+					scripts.publishCommand());
 		}
 
 		@Override

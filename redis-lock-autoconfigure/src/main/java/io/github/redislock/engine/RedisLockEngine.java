@@ -2,6 +2,8 @@ package io.github.redislock.engine;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
@@ -41,6 +43,12 @@ import io.github.redislock.LockRules;
  * waiters of that name in this JVM) and no command while it sleeps.
  *
  * <p>
+ * {@link #acquireAsync} takes the same path without a thread: its wait is a
+ * {@link PendingAcquisition}, queued with the waiting threads and woken by the same
+ * release messages and hand-overs, and its release is sent without waiting
+ * ({@link PendingAcquisitions}).
+ *
+ * <p>
  * {@link #shutdown(Duration)} (and {@link #close()}) refuse new acquisitions, wake the
  * waiters, give holders a grace time and release what is still held
  * ({@link EngineShutdown}); {@link RedisLockHandle#extend(Duration)} sets a lease by its
@@ -77,6 +85,8 @@ public final class RedisLockEngine implements LockEngine {
 	private final LocalHolds holds = new LocalHolds();
 
 	private final LockAcquirer acquirer;
+
+	private final PendingAcquisitions pending;
 
 	private final LockReleaser releaser;
 
@@ -154,6 +164,8 @@ public final class RedisLockEngine implements LockEngine {
 				this.releaser, this.shutdown);
 		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
 				waiting, guarded, this.shutdown);
+		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
+				eager, this.releaser, this.shutdown, this.housekeeping, guarded);
 		this.extensions = new LeaseExtensions(this.scripts, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, backgroundReleases,
 				this.keys);
@@ -186,6 +198,23 @@ public final class RedisLockEngine implements LockEngine {
 	}
 
 	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The first attempt is sent from the calling thread without waiting for its answer;
+	 * the wait is a queued waiter of the lock's release channel, woken by the release
+	 * message, a hand-over from a holder of this JVM or a timer at the holder's lease
+	 * end, and the future completes on the Redis client's thread or on one of the
+	 * engine's {@code redis-lock-pending} threads. Opening a connection that is not open
+	 * runs on the engine's housekeeping threads.
+	 */
+	@Override
+	public CompletableFuture<@Nullable LockHandle> acquireAsync(LockRequest request, Duration wait) {
+		Duration leaseTime = (request.leaseTime() != null) ? request.leaseTime() : this.options.leaseTime();
+		return this.pending.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
+				leaseTime, (hold) -> new RedisLockHandle(this, hold));
+	}
+
+	/**
 	 * Acquire a lock of the given kind, waiting up to the wait time, under a name for the
 	 * observer.
 	 * @param name a low-cardinality name for the {@link LockObserver}, or {@code null} to
@@ -207,6 +236,15 @@ public final class RedisLockEngine implements LockEngine {
 	 */
 	void release(LockHold hold) {
 		this.releaser.release(hold);
+	}
+
+	/**
+	 * Release one handle of a hold, and the lock with its last handle, without blocking.
+	 * @return completes when released; exceptionally with a {@link LockLostException} or
+	 * {@link LockAccessException}
+	 */
+	CompletionStage<Void> releaseAsync(LockHold hold) {
+		return this.pending.release(hold);
 	}
 
 	/**
@@ -274,6 +312,7 @@ public final class RedisLockEngine implements LockEngine {
 			return;
 		}
 		this.watchdog.close();
+		this.pending.close();
 		this.housekeeping.close();
 		this.subscriptions.close();
 		this.scripts.close();

@@ -1,6 +1,8 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.LockHandle;
@@ -53,6 +55,20 @@ final class RedisLockHandle implements LockHandle {
 		if (this.closed.compareAndSet(false, true)) {
 			this.engine.release(this.hold);
 		}
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Sends the release script without waiting for it: the returned stage completes on
+	 * the Redis client's thread.
+	 */
+	@Override
+	public CompletionStage<Void> closeAsync() {
+		if (this.closed.compareAndSet(false, true)) {
+			return this.engine.releaseAsync(this.hold);
+		}
+		return CompletableFuture.completedFuture(null);
 	}
 
 	@Override

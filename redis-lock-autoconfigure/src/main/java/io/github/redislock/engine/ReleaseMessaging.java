@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -60,6 +61,13 @@ final class ReleaseMessaging {
 
 	private volatile @Nullable Boolean sharded;
 
+	/**
+	 * Makes one thread ask the cluster while others wait for its answer: a lock rather
+	 * than a monitor, since it waits for Redis, and on JDK 21 to 23 a virtual thread that
+	 * waits while it holds a monitor pins its carrier thread.
+	 */
+	private final ReentrantLock deciding = new ReentrantLock();
+
 	ReleaseMessaging(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 		if (!isCluster(connectionFactory)) {
@@ -92,18 +100,32 @@ final class ReleaseMessaging {
 				? Duration.ofMillis(lettuce.getTimeout()) : DEFAULT_COMMAND_TIMEOUT;
 	}
 
+	/**
+	 * Whether the publish command is known, so that {@link #publishCommand()} waits for
+	 * nothing: always, but on a cluster before its nodes' versions were read.
+	 */
+	boolean isDecided() {
+		return this.sharded != null;
+	}
+
 	boolean isSharded() {
 		Boolean known = this.sharded;
 		return (known != null) ? known : decide();
 	}
 
-	private synchronized boolean decide() {
-		Boolean known = this.sharded;
-		if (known == null) {
-			known = everyNodeAtLeast(SHARDED_PUB_SUB_VERSION);
-			this.sharded = known;
+	private boolean decide() {
+		this.deciding.lock();
+		try {
+			Boolean known = this.sharded;
+			if (known == null) {
+				known = everyNodeAtLeast(SHARDED_PUB_SUB_VERSION);
+				this.sharded = known;
+			}
+			return known;
 		}
-		return known;
+		finally {
+			this.deciding.unlock();
+		}
 	}
 
 	/**

@@ -1,7 +1,10 @@
 package io.github.redislock.engine;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 import java.util.function.Predicate;
@@ -96,6 +99,40 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		}
 		waiters.join(waiter);
 		return waiter;
+	}
+
+	/**
+	 * Queue a pending acquisition's waiter in the channel without blocking the calling
+	 * thread, once Redis confirmed the channel's subscription: subscribing as
+	 * {@link #join} does, and when the subscription connection is not open, opening it on
+	 * the given executor, since that waits for Redis.
+	 * @return completes with the waiter once queued; exceptionally when subscribing
+	 * failed, and then nothing is left queued
+	 */
+	CompletionStage<Waiter> joinAsync(String channel, Waiter waiter, Executor background) {
+		ChannelWaiters waiters = this.channels.compute(channel, (name, existing) -> {
+			ChannelWaiters joined = (existing != null) ? existing : new ChannelWaiters();
+			// Counted at once, so that the sweep keeps the channel.
+			joined.startJoining();
+			return joined;
+		});
+		CompletionStage<Void> subscribed;
+		try {
+			subscribed = this.lifetime.subscribeAsync(channel, waiters.subscription(), background);
+		}
+		catch (RuntimeException ex) {
+			subscribed = CompletableFuture.failedFuture(ex);
+		}
+		return subscribed.handle((ignored, ex) -> {
+			if (ex != null) {
+				waiters.abandonJoining();
+				Throwable cause = ScriptCommands.unwrap(ex);
+				throw (cause instanceof RuntimeException runtime) ? runtime
+						: new IllegalStateException("Could not subscribe to " + channel, cause);
+			}
+			waiters.join(waiter);
+			return waiter;
+		});
 	}
 
 	/**

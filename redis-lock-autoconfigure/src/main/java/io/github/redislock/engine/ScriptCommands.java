@@ -5,8 +5,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
@@ -57,6 +59,13 @@ final class ScriptCommands implements AutoCloseable {
 	private final RedisConnectionFactory connectionFactory;
 
 	private final long timeoutMillis;
+
+	/**
+	 * Guards opening and closing the connection: a lock rather than a monitor, since
+	 * opening waits for Redis, and on JDK 21 to 23 a virtual thread that waits while it
+	 * holds a monitor pins its carrier thread.
+	 */
+	private final ReentrantLock connectionLock = new ReentrantLock();
 
 	private @Nullable RedisConnection connection;
 
@@ -110,6 +119,25 @@ final class ScriptCommands implements AutoCloseable {
 	/** Run a script without waiting; the answer is completed on Lettuce's thread. */
 	<T> CompletionStage<T> executeAsync(ScriptCall<T> call) {
 		return executeAsync(commands(), call);
+	}
+
+	/**
+	 * Run a script without waiting and without ever blocking the calling thread: when the
+	 * connection is not open (before the first call, or after a failure dropped it), it
+	 * is opened on the given executor, since opening waits for Redis.
+	 */
+	<T> CompletionStage<T> executeWithoutBlocking(ScriptCall<T> call, Executor opener) {
+		RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
+		if (current != null) {
+			return executeAsync(current, call);
+		}
+		return CompletableFuture.supplyAsync(this::commands, opener)
+			.thenCompose((opened) -> executeAsync(opened, call));
+	}
+
+	/** Whether the connection is open, so that a call sent now waits for nothing. */
+	boolean isOpen() {
+		return this.commands != null;
 	}
 
 	/** Run a script on the given commands, such as those of a subscription connection. */
@@ -214,19 +242,25 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	@SuppressWarnings("unchecked")
-	private synchronized RedisClusterAsyncCommands<byte[], byte[]> open() {
-		RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
-		if (current != null) {
+	private RedisClusterAsyncCommands<byte[], byte[]> open() {
+		this.connectionLock.lock();
+		try {
+			RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
+			if (current != null) {
+				return current;
+			}
+			if (this.closed) {
+				throw new IllegalStateException("The lock engine was closed");
+			}
+			RedisConnection opened = this.connectionFactory.getConnection();
+			this.connection = opened;
+			current = (RedisClusterAsyncCommands<byte[], byte[]>) opened.getNativeConnection();
+			this.commands = current;
 			return current;
 		}
-		if (this.closed) {
-			throw new IllegalStateException("The lock engine was closed");
+		finally {
+			this.connectionLock.unlock();
 		}
-		RedisConnection opened = this.connectionFactory.getConnection();
-		this.connection = opened;
-		current = (RedisClusterAsyncCommands<byte[], byte[]>) opened.getNativeConnection();
-		this.commands = current;
-		return current;
 	}
 
 	/**
@@ -242,9 +276,15 @@ final class ScriptCommands implements AutoCloseable {
 		forget();
 	}
 
-	private synchronized void forget() {
-		this.commands = null;
-		closeConnection();
+	private void forget() {
+		this.connectionLock.lock();
+		try {
+			this.commands = null;
+			closeConnection();
+		}
+		finally {
+			this.connectionLock.unlock();
+		}
 	}
 
 	private void closeConnection() {
@@ -261,10 +301,16 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	@Override
-	public synchronized void close() {
-		this.closed = true;
-		this.commands = null;
-		closeConnection();
+	public void close() {
+		this.connectionLock.lock();
+		try {
+			this.closed = true;
+			this.commands = null;
+			closeConnection();
+		}
+		finally {
+			this.connectionLock.unlock();
+		}
 	}
 
 	static boolean isNoScript(Throwable ex) {

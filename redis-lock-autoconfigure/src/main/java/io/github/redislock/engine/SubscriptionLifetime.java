@@ -1,8 +1,12 @@
 package io.github.redislock.engine;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 import io.lettuce.core.RedisCommandInterruptedException;
@@ -68,6 +72,13 @@ final class SubscriptionLifetime {
 	/** Opened at the first subscription; {@code null} until then. */
 	private volatile @Nullable ReleaseSubscriber subscriber;
 
+	/**
+	 * Guards opening and closing the subscriber: a lock rather than a monitor, since on a
+	 * cluster opening it may first ask every node for its version, and on JDK 21 to 23 a
+	 * virtual thread that waits while it holds a monitor pins its carrier thread.
+	 */
+	private final ReentrantLock subscriberLock = new ReentrantLock();
+
 	private volatile boolean closed;
 
 	/**
@@ -95,7 +106,8 @@ final class SubscriptionLifetime {
 		if (current != null) {
 			return current;
 		}
-		synchronized (this) {
+		this.subscriberLock.lock();
+		try {
 			if (this.closed) {
 				throw new IllegalStateException("The lock engine was closed");
 			}
@@ -103,6 +115,9 @@ final class SubscriptionLifetime {
 				this.subscriber = this.subscriberFactory.apply(this.listener);
 			}
 			return this.subscriber;
+		}
+		finally {
+			this.subscriberLock.unlock();
 		}
 	}
 
@@ -129,6 +144,25 @@ final class SubscriptionLifetime {
 			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
 					: new RedisException("Could not subscribe to " + channel, ex.getCause());
 		}
+	}
+
+	/**
+	 * Subscribe the channel without blocking the calling thread, for a pending
+	 * acquisition: on the open connection when it is connected, otherwise on the given
+	 * executor, which opens the connection (waiting for Redis) as
+	 * {@link #awaitSubscribed} does.
+	 * @return completes when Redis confirmed the subscription; exceptionally when
+	 * subscribing failed
+	 */
+	CompletionStage<Void> subscribeAsync(String channel, ChannelSubscription subscription, Executor background) {
+		if (subscription.isConfirmed()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		ReleaseSubscriber current = this.subscriber;
+		if (current != null && current.status() == SubscriptionStatus.CONNECTED) {
+			return subscription.subscribe(current, channel);
+		}
+		return CompletableFuture.runAsync(() -> awaitSubscribed(subscriber(), channel, subscription), background);
 	}
 
 	/**
@@ -218,9 +252,13 @@ final class SubscriptionLifetime {
 	/** Close the subscription connection; no subscriber opens after this. */
 	void close() {
 		ReleaseSubscriber current;
-		synchronized (this) {
+		this.subscriberLock.lock();
+		try {
 			this.closed = true;
 			current = this.subscriber;
+		}
+		finally {
+			this.subscriberLock.unlock();
 		}
 		if (current != null) {
 			current.close();

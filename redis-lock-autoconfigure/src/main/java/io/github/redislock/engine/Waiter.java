@@ -6,7 +6,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A thread waiting for a lock, queued in its channel's {@link ChannelWaiters}.
+ * A thread waiting for a lock, or a pending non-blocking acquisition
+ * ({@link PendingAcquisition}), queued in its channel's {@link ChannelWaiters}.
  *
  * <h2>Design notes</h2>
  *
@@ -24,11 +25,21 @@ import org.jspecify.annotations.Nullable;
  * and released, never dropped. A hand-over goes to a waiter that has none yet; an eager
  * grant only to one that was handed none meanwhile.
  *
+ * <p>
+ * <b>Without a thread.</b> A pending acquisition has no thread to park: a signal runs its
+ * wake-up instead, which schedules its next round and returns at once (signals come under
+ * the channel's monitor), and the round uses the signal up as it starts, as a thread does
+ * when {@link #await} returns.
+ *
  * @author redis-lock
  */
 final class Waiter {
 
-	private final Thread thread;
+	/** The waiting thread, or {@code null} for a pending acquisition. */
+	private final @Nullable Thread thread;
+
+	/** Unparks the thread, or schedules the pending acquisition's next round. */
+	private final Runnable wakeUp;
 
 	private final boolean acceptsHandoff;
 
@@ -52,11 +63,26 @@ final class Waiter {
 	private volatile boolean sleeping;
 
 	Waiter(Thread thread, boolean acceptsHandoff, boolean reentrant, String owner, @Nullable EagerAcquisition eager) {
+		this(thread, () -> LockSupport.unpark(thread), acceptsHandoff, reentrant, owner, eager);
+	}
+
+	private Waiter(@Nullable Thread thread, Runnable wakeUp, boolean acceptsHandoff, boolean reentrant, String owner,
+			@Nullable EagerAcquisition eager) {
 		this.thread = thread;
+		this.wakeUp = wakeUp;
 		this.acceptsHandoff = acceptsHandoff;
 		this.reentrant = reentrant;
 		this.owner = owner;
 		this.eager = eager;
+	}
+
+	/**
+	 * A waiter without a thread, for a pending acquisition: its lock belongs to the
+	 * acquisition, so no thread re-enters a hold handed to it.
+	 * @param wakeUp schedules the acquisition's next round, without waiting for it
+	 */
+	static Waiter pending(Runnable wakeUp, boolean acceptsHandoff, String owner, @Nullable EagerAcquisition eager) {
+		return new Waiter(null, wakeUp, acceptsHandoff, false, owner, eager);
 	}
 
 	String owner() {
@@ -124,7 +150,20 @@ final class Waiter {
 
 	void signal() {
 		this.signalled = true;
-		LockSupport.unpark(this.thread);
+		this.wakeUp.run();
+	}
+
+	/**
+	 * Use up the signal, as a pending acquisition's round starts: a signal that comes
+	 * later calls for another round.
+	 */
+	void consumeSignal() {
+		this.signalled = false;
+	}
+
+	/** Record whether a pending acquisition sleeps until a signal or its timer. */
+	void asleep(boolean sleeping) {
+		this.sleeping = sleeping;
 	}
 
 	boolean isSignalled() {

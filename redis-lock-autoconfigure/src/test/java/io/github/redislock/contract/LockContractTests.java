@@ -13,9 +13,9 @@ import org.junit.jupiter.api.BeforeEach;
  * each a test interface JUnit runs as part of the class that implements it: exclusion and
  * ownership, edge cases, waiting, leases, fencing, fair locks, read/write locks, shared
  * readers, the fuzz test, the {@code java.util.concurrent} {@code Lock}, lease extensions
- * and queries, and shutdown. A theme per file keeps each small; one class per topology
- * starts its cluster or Sentinel group once for them all, and reports every test under
- * the topology's name.
+ * and queries, shutdown, and reactive locks. A theme per file keeps each small; one class
+ * per topology starts its cluster or Sentinel group once for them all, and reports every
+ * test under the topology's name.
  * <p>
  * The suite lives in the library's test tree, not in {@code redis-lock-test-support}
  * where the issue suggested it: test-support cannot depend on the library, because the
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
  */
 abstract class LockContractTests implements ExclusiveLockContract, LockEdgeContract, LockWaitingContract,
 		LockLeaseContract, LockFencingContract, FairLockContract, ReadWriteLockContract, SharedReaderContract,
-		LockFuzzContract, JucLockContract, LeaseExtensionContract, ShutdownContract {
+		LockFuzzContract, JucLockContract, LeaseExtensionContract, ShutdownContract, ReactiveLockContract {
 
 	private LockFixture locks;
 

@@ -2,6 +2,7 @@ package io.github.redislock.contract;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -86,13 +87,9 @@ interface LockEdgeContract extends LockContract {
 	default void attemptWithoutWaitIsRefusedWhileAnotherLocalThreadHoldsTheLock() throws Exception {
 		LockTemplate node = locks().template();
 		try (LockHandle held = node.lock("report")) {
-			Thread other = new Thread(() -> {
-				Optional<LockHandle> attempt = node.tryLock("report", Duration.ZERO);
-				assertThat(attempt).isEmpty();
-			});
-			other.start();
-			other.join(10_000);
-			assertThat(other.isAlive()).isFalse();
+			FutureTask<Optional<LockHandle>> attempt = new FutureTask<>(() -> node.tryLock("report", Duration.ZERO));
+			CallerThreads.factory("other-").newThread(attempt).start();
+			assertThat(attempt.get(10, TimeUnit.SECONDS)).isEmpty();
 			assertThat(held.isHeld()).isTrue();
 		}
 	}

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -322,14 +321,13 @@ public abstract class LockFixture implements AutoCloseable {
 
 	/**
 	 * An executor whose threads carry a name of their own, so that a test can tell its
-	 * waiters from threads that other tests left behind.
+	 * waiters from threads that other tests left behind; virtual threads when
+	 * {@link CallerThreads} says so.
 	 * @param name the start of the thread names
 	 * @return the executor
 	 */
 	public static ExecutorService executor(String name) {
-		AtomicInteger count = new AtomicInteger();
-		String prefix = name + "-" + System.nanoTime() + "-";
-		return Executors.newCachedThreadPool((task) -> new Thread(task, prefix + count.incrementAndGet()));
+		return Executors.newCachedThreadPool(CallerThreads.factory(name + "-" + System.nanoTime() + "-"));
 	}
 
 }

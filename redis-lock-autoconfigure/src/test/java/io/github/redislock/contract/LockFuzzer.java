@@ -52,7 +52,7 @@ final class LockFuzzer {
 	 * limit
 	 */
 	void run(int threads, Duration limit, Worker worker) {
-		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		ExecutorService executor = Executors.newFixedThreadPool(threads, CallerThreads.factory("fuzz-"));
 		try {
 			CountDownLatch start = new CountDownLatch(1);
 			List<Future<?>> futures = new ArrayList<>();

@@ -185,7 +185,7 @@ interface LockWaitingContract extends LockContract {
 		for (int i = 0; i < keys; i++) {
 			held.add(holderNode.lock("key:" + i));
 		}
-		ExecutorService many = Executors.newFixedThreadPool(keys);
+		ExecutorService many = Executors.newFixedThreadPool(keys, CallerThreads.factory("many-keys-"));
 		try {
 			List<CompletableFuture<Long>> waiters = new ArrayList<>();
 			for (int i = 0; i < keys; i++) {

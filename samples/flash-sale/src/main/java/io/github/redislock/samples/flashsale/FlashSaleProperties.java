@@ -38,8 +38,8 @@ public class FlashSaleProperties {
 
 	/**
 	 * Whether the demo's endpoints that hold a purchase between its read and its write
-	 * exist ({@code /products/{id}/hold}, see {@code PurchaseHoldController}). The demo
-	 * turns them on in the instances it starts.
+	 * work ({@code /products/{id}/hold}, see {@code PurchaseHoldController}); otherwise
+	 * they answer 404. The demo turns them on in the instances it starts.
 	 */
 	private boolean demoHooks;
 

@@ -1,6 +1,5 @@
 package io.github.redislock.samples.flashsale;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -11,24 +10,32 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The demo's endpoints to hold a purchase between its read and its write
- * ({@link PurchaseHold}); present only with {@code flash-sale.demo-hooks=true}, which the
- * demo sets on the instances it starts.
+ * ({@link PurchaseHold}); they answer {@code 404} unless
+ * {@code flash-sale.demo-hooks=true}, which the demo sets on the instances it starts.
+ *
+ * <p>
+ * The property is read at each request rather than in a condition on the bean: an
+ * application processed ahead of time has the beans its build saw, and the build does not
+ * run with the demo's properties.
  *
  * @author redis-lock
  */
 @RestController
 @RequestMapping("/products/{id}/hold")
-@ConditionalOnBooleanProperty("flash-sale.demo-hooks")
 public class PurchaseHoldController {
 
 	private final PurchaseHold hold;
 
+	private final boolean enabled;
+
 	/**
 	 * Create the controller.
 	 * @param hold the hold it arms and releases
+	 * @param properties the sample's settings, for {@code flash-sale.demo-hooks}
 	 */
-	public PurchaseHoldController(PurchaseHold hold) {
+	public PurchaseHoldController(PurchaseHold hold, FlashSaleProperties properties) {
 		this.hold = hold;
+		this.enabled = properties.isDemoHooks();
 	}
 
 	/**
@@ -38,6 +45,9 @@ public class PurchaseHoldController {
 	 */
 	@PostMapping
 	public ResponseEntity<Void> arm(@PathVariable String id) {
+		if (!this.enabled) {
+			return ResponseEntity.notFound().build();
+		}
 		this.hold.arm(id);
 		return ResponseEntity.noContent().build();
 	}
@@ -49,7 +59,8 @@ public class PurchaseHoldController {
 	 */
 	@GetMapping
 	public ResponseEntity<Void> holding(@PathVariable String id) {
-		return this.hold.isHolding(id) ? ResponseEntity.ok().build() : ResponseEntity.notFound().build();
+		return (this.enabled && this.hold.isHolding(id)) ? ResponseEntity.ok().build()
+				: ResponseEntity.notFound().build();
 	}
 
 	/**
@@ -59,6 +70,9 @@ public class PurchaseHoldController {
 	 */
 	@DeleteMapping
 	public ResponseEntity<Void> release(@PathVariable String id) {
+		if (!this.enabled) {
+			return ResponseEntity.notFound().build();
+		}
 		this.hold.release(id);
 		return ResponseEntity.noContent().build();
 	}

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.ClassUtils;
+
+import io.github.redislock.samples.flashsale.FlashSaleApplication;
 import io.github.redislock.test.RedisServer;
 
 /**
@@ -32,7 +36,11 @@ import io.github.redislock.test.RedisServer;
  * between its read and its write.
  *
  * <p>
- * The other {@code --name=value} arguments are passed on to both instances, so
+ * {@value #AOT_ARGUMENT} starts the instances in AOT mode
+ * ({@code -Dspring.aot.enabled=true}) on the classes that {@code spring-boot:process-aot}
+ * generated, which the application jar holds. {@code --purchases=N} sends N purchases a
+ * round rather than 2,000 (the stock is a twentieth of them). The other
+ * {@code --name=value} arguments are passed on to both instances, so
  * {@code --flash-sale.think-time=20ms} changes their think time. When they include
  * {@code --spring.data.redis.host} or {@code --spring.data.redis.port}, the instances use
  * that Redis and the demo starts none.
@@ -44,9 +52,22 @@ public final class FlashSaleDemo {
 	/** The argument that runs the demo instead of the application. */
 	public static final String ARGUMENT = "--demo";
 
-	private static final int PURCHASES = 2000;
+	/**
+	 * The argument that starts the instances on their ahead-of-time processed classes.
+	 */
+	public static final String AOT_ARGUMENT = "--aot";
 
-	private static final int STOCK = 100;
+	private static final String PURCHASES_ARGUMENT = "--purchases=";
+
+	private static final int DEFAULT_PURCHASES = 2000;
+
+	/**
+	 * Shown in an instance's log when it started on the classes generated ahead of time.
+	 */
+	private static final String AOT_STARTED = "Starting AOT-processed";
+
+	private static final String AOT_INITIALIZER = FlashSaleApplication.class.getName()
+			+ "__ApplicationContextInitializer";
 
 	private static final int CONCURRENCY = 64;
 
@@ -64,12 +85,42 @@ public final class FlashSaleDemo {
 
 	private final Map<String, String> properties;
 
+	private final boolean aot;
+
+	private final int purchases;
+
+	private final int stock;
+
 	private final List<SampleInstance> instances = new CopyOnWriteArrayList<>();
 
 	private volatile @Nullable RedisServer redis;
 
-	private FlashSaleDemo(Map<String, String> properties) {
+	private FlashSaleDemo(Map<String, String> properties, boolean aot, int purchases) {
 		this.properties = properties;
+		this.aot = aot;
+		this.purchases = purchases;
+		this.stock = Math.max(1, purchases / 20);
+	}
+
+	/**
+	 * Prepare the demo for the given command line arguments.
+	 * @param args the arguments, as {@link #run(String[])} takes them
+	 * @return the demo, not started
+	 * @throws IllegalArgumentException when {@code --purchases} is not a positive number
+	 */
+	static FlashSaleDemo of(String[] args) {
+		int purchases = DEFAULT_PURCHASES;
+		for (String arg : args) {
+			if (arg.startsWith(PURCHASES_ARGUMENT)) {
+				String value = arg.substring(PURCHASES_ARGUMENT.length());
+				purchases = value.matches("\\d{1,9}") ? Integer.parseInt(value) : 0;
+				if (purchases <= 0) {
+					throw new IllegalArgumentException(
+							arg + ": give a positive number of purchases, such as " + PURCHASES_ARGUMENT + "400");
+				}
+			}
+		}
+		return new FlashSaleDemo(properties(args), Arrays.asList(args).contains(AOT_ARGUMENT), purchases);
 	}
 
 	/**
@@ -79,12 +130,12 @@ public final class FlashSaleDemo {
 	 * oversold
 	 */
 	public static int run(String[] args) {
-		FlashSaleDemo demo = new FlashSaleDemo(properties(args));
+		FlashSaleDemo demo = of(args);
 		// On Ctrl-C, leave no JVM behind (the Redis has a hook of its own)
 		Runtime.getRuntime().addShutdownHook(new Thread(demo::kill, "flash-sale-demo-cleanup"));
 		long start = System.nanoTime();
 		try {
-			return demo.run();
+			return demo.run().passed() ? 0 : 1;
 		}
 		catch (Exception ex) {
 			demo.out.println();
@@ -102,7 +153,7 @@ public final class FlashSaleDemo {
 		Map<String, String> properties = new LinkedHashMap<>();
 		for (String arg : args) {
 			int equals = arg.indexOf('=');
-			if (arg.startsWith("--") && equals > 2) {
+			if (arg.startsWith("--") && equals > 2 && !arg.startsWith(PURCHASES_ARGUMENT)) {
 				properties.put(arg.substring(2, equals), arg.substring(equals + 1));
 			}
 		}
@@ -117,23 +168,33 @@ public final class FlashSaleDemo {
 		return properties;
 	}
 
-	private int run() throws IOException, InterruptedException {
+	/**
+	 * Run the rounds and print their table; {@link #stop()} stops what they started.
+	 * @return what came of the rounds
+	 * @throws IllegalStateException when an instance does not start, or not in AOT mode
+	 * when asked to
+	 */
+	DemoResult run() throws IOException, InterruptedException {
 		this.out.printf("redis-lock flash-sale demo: %,d purchases of a product with %d in stock, %d at a time,%n"
 				+ "spread over two instances of the application, first without the lock, then with it;%n"
 				+ "then the instance holding the lock is paused past its lease (%d in stock), without and%n"
-				+ "with fencing.%n%n", PURCHASES, STOCK, CONCURRENCY, PausedHolderRound.STOCK);
+				+ "with fencing.%n%n", this.purchases, this.stock, CONCURRENCY, PausedHolderRound.STOCK);
+		checkAotClasses();
 		this.out.println("  Redis      " + startRedis());
 		Path logs = Files.createTempDirectory("flash-sale-demo-");
 		long starting = System.nanoTime();
 		this.out.print("  Instances  starting A and B, a JVM each ...");
 		for (String name : List.of("A", "B")) {
-			this.instances.add(SampleInstance.start(name, this.properties, logs));
+			this.instances.add(SampleInstance.start(name, this.properties, this.aot, logs));
 		}
 		for (SampleInstance instance : this.instances) {
 			instance.awaitReady(this.client, START_TIMEOUT);
+			if (this.aot && !instance.log().contains(AOT_STARTED)) {
+				throw new IllegalStateException("Instance " + instance.name() + " did not start in AOT mode");
+			}
 		}
-		this.out.printf("\r  Instances  A at %s and B at %s, a JVM each, ready in %.1f s%n", uri(0), uri(1),
-				(System.nanoTime() - starting) / 1e9);
+		this.out.printf("\r  Instances  A at %s and B at %s, a JVM each%s, ready in %.1f s%n", uri(0), uri(1),
+				this.aot ? " in AOT mode" : "", (System.nanoTime() - starting) / 1e9);
 		this.out.println("  Logs       " + logs);
 		this.out.println("  Locks      " + LEASE_TIME + "=" + this.properties.get(LEASE_TIME)
 				+ ": a fixed lease, not renewed by the watchdog");
@@ -147,12 +208,20 @@ public final class FlashSaleDemo {
 		PausedHolderResult paused = pause.run("paused", "/purchase");
 		PausedHolderResult fenced = pause.run("fenced", "/purchase-fenced");
 		this.out.println();
-		ResultTable.print(this.out, STOCK, unsafe, locked, paused, fenced, this.properties.get(LEASE_TIME));
+		ResultTable.print(this.out, this.stock, unsafe, locked, paused, fenced, this.properties.get(LEASE_TIME));
 		this.out.println();
 		SalesReportRuns reports = SalesReportRuns.of(this.instances.stream().map(SampleInstance::log).toList());
 		this.out.println("  " + reports.describe(this.properties.get(REPORT_CRON)));
-		boolean fencedHeld = fenced.combined().oversold(PausedHolderRound.STOCK) == 0 && fenced.heldStatus() == 409;
-		return (locked.oversold(STOCK) == 0 && locked.failed() == 0 && fencedHeld) ? 0 : 1;
+		return new DemoResult(this.stock, unsafe, locked, paused, fenced);
+	}
+
+	private void checkAotClasses() {
+		if (this.aot && !ClassUtils.isPresent(AOT_INITIALIZER, getClass().getClassLoader())) {
+			throw new IllegalStateException(AOT_ARGUMENT + " needs the classes that spring-boot:process-aot generates,"
+					+ " and " + AOT_INITIALIZER + " is not on the class path. Run the demo from the jar"
+					+ " (./mvnw -q -pl samples/flash-sale -am package -Dmaven.test.skip, then java -jar"
+					+ " samples/flash-sale/target/flash-sale.jar --demo --aot) or with -Pdemo,aot");
+		}
 	}
 
 	private String startRedis() {
@@ -174,18 +243,19 @@ public final class FlashSaleDemo {
 	 * that neither round pays for the instances' cold start.
 	 */
 	private void warmUp(PurchaseLoad load) throws IOException, InterruptedException {
-		restock("warm-up", 200);
-		try (ProgressBar bar = new ProgressBar(this.out, "warm-up", 800)) {
-			load.run("/products/warm-up/purchase-unsafe", 400, bar::step);
-			load.run("/products/warm-up/purchase", 400, bar::step);
+		int each = Math.max(1, this.purchases / 5);
+		restock("warm-up", Math.max(1, this.purchases / 10));
+		try (ProgressBar bar = new ProgressBar(this.out, "warm-up", 2 * each)) {
+			load.run("/products/warm-up/purchase-unsafe", each, bar::step);
+			load.run("/products/warm-up/purchase", each, bar::step);
 		}
 	}
 
 	private LoadResult round(PurchaseLoad load, String label, String endpoint)
 			throws IOException, InterruptedException {
-		restock(PRODUCT, STOCK);
-		try (ProgressBar bar = new ProgressBar(this.out, label, PURCHASES)) {
-			return load.run("/products/" + PRODUCT + endpoint, PURCHASES, bar::step);
+		restock(PRODUCT, this.stock);
+		try (ProgressBar bar = new ProgressBar(this.out, label, this.purchases)) {
+			return load.run("/products/" + PRODUCT + endpoint, this.purchases, bar::step);
 		}
 	}
 
@@ -203,7 +273,10 @@ public final class FlashSaleDemo {
 		return this.instances.get(instance).uri();
 	}
 
-	private void stop() {
+	/**
+	 * Stop the instances and the Redis that {@link #run()} started.
+	 */
+	void stop() {
 		this.instances.forEach(SampleInstance::close);
 		RedisServer server = this.redis;
 		if (server != null) {

@@ -50,15 +50,20 @@ final class SampleInstance implements AutoCloseable {
 	 * Start an instance; it is ready once {@link #awaitReady} returns.
 	 * @param name the instance name, used in its log and its log file name
 	 * @param properties the application properties to pass on its command line
+	 * @param aot whether to start it on its classes generated ahead of time
+	 * ({@code -Dspring.aot.enabled=true})
 	 * @param directory where to write its log
 	 * @return the starting instance
 	 */
-	static SampleInstance start(String name, Map<String, String> properties, Path directory) {
+	static SampleInstance start(String name, Map<String, String> properties, boolean aot, Path directory) {
 		int port = freePort();
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		// Small and quick to start: two of them share the machine with Redis and the load
 		command.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+		if (aot) {
+			command.add("-Dspring.aot.enabled=true");
+		}
 		command.addAll(launchTarget());
 		Map<String, String> arguments = new LinkedHashMap<>(properties);
 		// One value per property: Spring Boot would join repeated ones with commas

@@ -1,0 +1,195 @@
+package io.github.redislock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.log.LogMessage;
+
+import io.github.redislock.LockAccessException;
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockObserver;
+import io.github.redislock.LockOptions;
+
+/**
+ * The engine's non-blocking acquire and release paths, for callers that must not block a
+ * thread, such as reactive ones: each acquisition is a {@link PendingAcquisition}, and a
+ * release sends its script without waiting ({@link LockReleaser#releaseAsync}). They
+ * share everything else with the blocking paths: the kinds' scripts, owner tokens and
+ * fencing tokens, the holds of this JVM, the waiters' queues and subscriptions, hand-over
+ * and yielding, the watchdog, the observer and the shutdown.
+ *
+ * <p>
+ * What may wait for Redis (opening the engine's connection or the subscription connection
+ * when they are not open, reading the servers' version on a cluster) runs on the
+ * housekeeping threads; the rounds and timers of waiting acquisitions on
+ * {@link PendingRounds}.
+ *
+ * @author redis-lock
+ */
+final class PendingAcquisitions implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(PendingAcquisitions.class);
+
+	private final LockOptions options;
+
+	private final OwnerTokens tokens;
+
+	private final LockScripts scripts;
+
+	private final LocalHolds holds;
+
+	private final ReleaseSubscriptions subscriptions;
+
+	private final AcquireAttempts attempts;
+
+	private final EagerAcquisitions eager;
+
+	private final LockReleaser releaser;
+
+	private final EngineShutdown shutdown;
+
+	private final Housekeeping housekeeping;
+
+	private final @Nullable LockObserver observer;
+
+	private final PendingRounds rounds = new PendingRounds();
+
+	PendingAcquisitions(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalHolds holds,
+			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, EagerAcquisitions eager,
+			LockReleaser releaser, EngineShutdown shutdown, Housekeeping housekeeping,
+			@Nullable LockObserver observer) {
+		this.options = options;
+		this.tokens = tokens;
+		this.scripts = scripts;
+		this.holds = holds;
+		this.subscriptions = subscriptions;
+		this.attempts = attempts;
+		this.eager = eager;
+		this.releaser = releaser;
+		this.shutdown = shutdown;
+		this.housekeeping = housekeeping;
+		this.observer = observer;
+	}
+
+	/**
+	 * Acquire a lock without blocking the calling thread.
+	 * @param leaseTime a fixed lease, or {@code null} for watchdog renewal
+	 * @param handles makes the handle of a hold
+	 * @return the handle, or {@code null} when the lock stayed held by another owner for
+	 * the whole wait; cancelling it withdraws the acquisition
+	 * @see io.github.redislock.LockEngine#acquireAsync
+	 */
+	CompletableFuture<@Nullable LockHandle> acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
+			@Nullable Duration leaseTime, Function<LockHold, LockHandle> handles) {
+		CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
+		try {
+			this.shutdown.check(key);
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+			return result;
+		}
+		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
+				Durations.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
+				false, System.nanoTime() + Durations.nanos(waitTime), "", true);
+		PendingAcquisition pending = new PendingAcquisition(this, acquisition, !waitTime.isZero(), name, handles,
+				result);
+		this.scripts.ready(background()).whenComplete((ignored, ex) -> {
+			if (ex != null) {
+				result.completeExceptionally(new LockAccessException(key, "acquire", ScriptCommands.unwrap(ex)));
+			}
+			else {
+				pending.start();
+			}
+		});
+		return result;
+	}
+
+	/**
+	 * Release one handle of a hold without blocking, as
+	 * {@link LockReleaser#releaseAsync}.
+	 */
+	CompletionStage<Void> release(LockHold hold) {
+		CompletableFuture<Void> released = this.releaser.releaseAsync(hold, this.housekeeping).toCompletableFuture();
+		if (released.isDone()) {
+			// Completed on the calling thread: a hand-over, or not the last handle.
+			return released;
+		}
+		// Completed on the Redis client's thread, which must not run the caller's work.
+		CompletableFuture<Void> result = new CompletableFuture<>();
+		released.whenComplete((ignored, ex) -> this.rounds.complete(() -> {
+			if (ex != null) {
+				result.completeExceptionally(ScriptCommands.unwrap(ex));
+			}
+			else {
+				result.complete(null);
+			}
+		}));
+		return result;
+	}
+
+	/** Release a hold nobody will use, without waiting; a failure is logged. */
+	void releaseQuietly(LockHold hold) {
+		release(hold).whenComplete((ignored, ex) -> {
+			if (ex instanceof LockLostException) {
+				logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile",
+						hold.key()), ex);
+			}
+			else if (ex != null) {
+				logger.debug(LogMessage.format("Could not release lock '%s', granted to an acquisition that ended; "
+						+ "it is released in the background", hold.key()), ex);
+			}
+		});
+	}
+
+	/** Where what may wait for Redis runs: the housekeeping threads. */
+	Executor background() {
+		return this.housekeeping::execute;
+	}
+
+	PendingRounds rounds() {
+		return this.rounds;
+	}
+
+	LockScripts scripts() {
+		return this.scripts;
+	}
+
+	LocalHolds holds() {
+		return this.holds;
+	}
+
+	ReleaseSubscriptions subscriptions() {
+		return this.subscriptions;
+	}
+
+	AcquireAttempts attempts() {
+		return this.attempts;
+	}
+
+	EagerAcquisitions eager() {
+		return this.eager;
+	}
+
+	EngineShutdown shutdown() {
+		return this.shutdown;
+	}
+
+	@Nullable LockObserver observer() {
+		return this.observer;
+	}
+
+	@Override
+	public void close() {
+		this.rounds.close();
+	}
+
+}
