@@ -23,6 +23,7 @@ import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.CriticalSections;
 import io.github.redislock.contract.CriticalSections.Section;
 import io.github.redislock.contract.LockFixture;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
@@ -81,7 +82,7 @@ class ReactiveLockTemplateTests {
 			.map((owner) -> "held by " + owner);
 		String result = this.reactive.execute("report", action).block(LONG_WAIT);
 		assertThat(result).startsWith("held by ").doesNotEndWith("null");
-		assertThat(this.cli.get("redis-lock:{report}")).isNull();
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{report}")).isNull();
 	}
 
 	@Test
@@ -146,7 +147,8 @@ class ReactiveLockTemplateTests {
 		for (int i = 0; i < 50; i++) {
 			this.reactive.execute("cancelled:" + i, Mono.never()).subscribe().dispose();
 		}
-		await().untilAsserted(() -> assertThat(this.cli.keys("redis-lock:{cancelled:*}")).isEmpty());
+		await().untilAsserted(() -> assertThat(this.cli.keys("redis-lock:{cancelled:*}"))
+			.allSatisfy((key) -> assertThat(LockKeyValues.holder(this.cli, key)).as(key).isNull()));
 		assertThat(this.locks.diagnostics(this.blocking).heldCount()).isZero();
 	}
 
@@ -161,7 +163,7 @@ class ReactiveLockTemplateTests {
 		waiting.dispose();
 		awaitWaiters(0);
 		held.close();
-		assertThat(this.cli.get("redis-lock:{order:5}")).isNull();
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{order:5}")).isNull();
 		assertThat(ran).isFalse();
 		assertThat(this.locks.diagnostics(this.blocking).heldCount()).isZero();
 	}
@@ -172,9 +174,9 @@ class ReactiveLockTemplateTests {
 		Disposable subscription = this.reactive.execute("order:6", Mono.never().doOnSubscribe((s) -> running.set(true)))
 			.subscribe();
 		await().untilTrue(running);
-		assertThat(this.cli.get("redis-lock:{order:6}")).isNotNull();
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{order:6}")).isNotNull();
 		subscription.dispose();
-		await().untilAsserted(() -> assertThat(this.cli.get("redis-lock:{order:6}")).isNull());
+		await().untilAsserted(() -> assertThat(LockKeyValues.holder(this.cli, "redis-lock:{order:6}")).isNull());
 		assertThat(this.locks.diagnostics(this.blocking).heldCount()).isZero();
 	}
 

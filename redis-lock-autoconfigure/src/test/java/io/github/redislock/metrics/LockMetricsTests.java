@@ -15,8 +15,8 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.redislock.LockAccessException;
 import io.github.redislock.LockException;
+import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
