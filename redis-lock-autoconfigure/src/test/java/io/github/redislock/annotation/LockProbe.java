@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 
@@ -31,13 +32,16 @@ class LockProbe {
 		this.lockTemplate = lockTemplate;
 	}
 
-	/** The names of the locks held in Redis now, by any owner. */
+	/**
+	 * The names of the locks held in Redis now, by any owner: released locks leave a
+	 * tombstone, which does not count.
+	 */
 	Set<String> held() {
 		String prefix = this.lockTemplate.options().keyPrefix() + "{";
 		try (RedisCli cli = this.redisServer.cli()) {
 			return cli.keys(prefix + "*")
 				.stream()
-				.filter((key) -> key.endsWith("}"))
+				.filter((key) -> key.endsWith("}") && LockKeyValues.holder(cli, key) != null)
 				.map((key) -> key.substring(prefix.length(), key.length() - 1))
 				.collect(Collectors.toSet());
 		}
