@@ -21,9 +21,9 @@ import io.github.redislock.test.RedisServer;
  * Runs every scenario for every implementation, one JVM each, against a
  * {@code redis-server} of its own on a free loopback port, and writes
  * {@code benchmarks/RESULTS.md}. An implementation that fails in a scenario is reported
- * in its row and the run goes on; the exit status is 1 when redis-lock failed. See
- * {@code benchmarks/README.md} for the system properties that choose scenarios,
- * implementations and durations.
+ * in its row and the run goes on; the exit status is 1 when redis-lock failed, blocking
+ * or reactive. See {@code benchmarks/README.md} for the system properties that choose
+ * scenarios, implementations and durations.
  */
 public final class Benchmarks {
 
@@ -59,8 +59,8 @@ public final class Benchmarks {
 		// Peers may fail and the report says so; redis-lock failing fails the run
 		boolean redisLockFailed = results.values()
 			.stream()
-			.map((figures) -> figures.get(Implementation.REDIS_LOCK))
-			.anyMatch((figures) -> figures != null && figures.isFailed());
+			.flatMap((figures) -> figures.entrySet().stream())
+			.anyMatch((entry) -> entry.getKey().isRedisLock() && entry.getValue().isFailed());
 		if (redisLockFailed) {
 			System.out.println("redis-lock failed: see its rows in the report");
 		}

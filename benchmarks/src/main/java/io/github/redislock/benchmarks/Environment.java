@@ -13,6 +13,7 @@ import java.util.List;
 import io.lettuce.core.RedisClient;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
+import reactor.core.publisher.Mono;
 
 import org.springframework.integration.redis.util.RedisLockRegistry;
 
@@ -39,7 +40,7 @@ record Environment(String date, String java, String redis, int cores, String mac
 		String machine = System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
 				+ System.getProperty("os.arch") + cpuModel();
 		String libraries = String.join(", ", jar(LockTemplate.class), jar(Redisson.class), jar(RedisLockRegistry.class),
-				jar(RedisClient.class));
+				jar(RedisClient.class), jar(Mono.class));
 		return new Environment(date, java, redisVersion, Runtime.getRuntime().availableProcessors(), machine, libraries,
 				System.getProperty("bench.revision", gitRevision()), settings);
 	}

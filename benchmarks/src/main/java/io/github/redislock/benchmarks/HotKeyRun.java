@@ -8,12 +8,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import reactor.core.publisher.Mono;
+
 /**
- * The threads of one JVM on the hot key. They start together at a wall-clock time that
- * every JVM of the run agrees on, run through the warm-up without a pause, and count an
- * acquisition when it was granted within the measured window. Every acquisition, warm-up
- * included, increments the counter, so that the counter must end equal to their number.
- * The lock is exclusive or fair.
+ * The threads of one JVM on the hot key, or with a {@link ReactiveLockClient} as many
+ * reactive chains, each taking the lock again as soon as it has released it. They start
+ * together at a wall-clock time that every JVM of the run agrees on, run through the
+ * warm-up without a pause, and count an acquisition when it was granted within the
+ * measured window. Every acquisition, warm-up included, increments the counter, so that
+ * the counter must end equal to their number. The lock is exclusive or fair (fair with
+ * threads only).
  */
 final class HotKeyRun {
 
@@ -25,7 +29,7 @@ final class HotKeyRun {
 
 	private final Counter counter;
 
-	private final TimedThreads threads;
+	private final TimedCallers callers;
 
 	private final Samples[] waits;
 
@@ -33,35 +37,44 @@ final class HotKeyRun {
 
 	private final long[] total;
 
-	HotKeyRun(LockClient client, LockClient.Kind kind, Counter counter, int threads, long startEpochMillis,
+	/**
+	 * @param callers how many threads, or reactive chains with a
+	 * {@link ReactiveLockClient}, take turns on the key
+	 */
+	HotKeyRun(LockClient client, LockClient.Kind kind, Counter counter, int callers, long startEpochMillis,
 			Duration warmup, Duration duration) {
-		if (kind == LockClient.Kind.READ_WRITE) {
-			throw new IllegalArgumentException("The hot key takes an exclusive or a fair lock, not " + kind);
+		boolean reactive = client instanceof ReactiveLockClient;
+		if (kind == LockClient.Kind.READ_WRITE || (reactive && kind != LockClient.Kind.EXCLUSIVE)) {
+			throw new IllegalArgumentException("The hot key takes an exclusive or a fair lock, not " + kind
+					+ ((reactive) ? ", and a reactive client only an exclusive lock" : ""));
 		}
 		this.client = client;
 		this.fair = kind == LockClient.Kind.FAIR;
 		this.counter = counter;
-		this.waits = new Samples[threads];
-		this.measured = new long[threads];
-		this.total = new long[threads];
-		for (int i = 0; i < threads; i++) {
+		this.waits = new Samples[callers];
+		this.measured = new long[callers];
+		this.total = new long[callers];
+		for (int i = 0; i < callers; i++) {
 			this.waits[i] = new Samples();
 		}
 		long startNanos = System.nanoTime() + (startEpochMillis - System.currentTimeMillis()) * 1_000_000;
-		this.threads = new TimedThreads("hot-key", threads, startNanos, warmup, duration, this::loop);
+		this.callers = (client instanceof ReactiveLockClient reactiveClient)
+				? new TimedChains("hot-key", callers, startNanos, warmup, duration,
+						(index) -> chain(reactiveClient, index))
+				: new TimedThreads("hot-key", callers, startNanos, warmup, duration, this::loop);
 	}
 
 	HotKeyRun start() {
-		this.threads.start();
+		this.callers.start();
 		return this;
 	}
 
 	long measureFromNanos() {
-		return this.threads.measureFromNanos();
+		return this.callers.measureFromNanos();
 	}
 
 	long endNanos() {
-		return this.threads.endNanos();
+		return this.callers.endNanos();
 	}
 
 	private void loop(int index) {
@@ -75,15 +88,44 @@ final class HotKeyRun {
 			finally {
 				release.release();
 			}
-			this.total[index]++;
-			if (this.threads.isOver(granted)) {
+			if (counted(index, requested, granted)) {
 				return;
 			}
-			if (this.threads.isMeasured(granted)) {
-				this.measured[index]++;
-				this.waits[index].add(granted - requested);
-			}
 		}
+	}
+
+	/**
+	 * The reactive form of {@link #loop}: the same acquisitions and the same critical
+	 * section, each sent when the previous one has answered, with no thread waiting
+	 * meanwhile. Reactor orders the signals of one chain, whatever threads they come on,
+	 * so that the chain's counts need no more synchronization than a thread's.
+	 */
+	private Mono<Void> chain(ReactiveLockClient client, int index) {
+		return Mono.defer(() -> {
+			long requested = System.nanoTime();
+			long[] granted = new long[1];
+			return client.execute(KEY, Mono.defer(() -> {
+				granted[0] = System.nanoTime();
+				return this.counter.incrementReactive();
+			})).then(Mono.fromCallable(() -> counted(index, requested, granted[0])));
+		}).repeat().takeUntil((over) -> over).then();
+	}
+
+	/**
+	 * Count an acquisition, released by now.
+	 * @return whether it was granted after the end of the window, which ends the caller's
+	 * work
+	 */
+	private boolean counted(int index, long requestedNanos, long grantedNanos) {
+		this.total[index]++;
+		if (this.callers.isOver(grantedNanos)) {
+			return true;
+		}
+		if (this.callers.isMeasured(grantedNanos)) {
+			this.measured[index]++;
+			this.waits[index].add(grantedNanos - requestedNanos);
+		}
+		return false;
 	}
 
 	/**
@@ -91,14 +133,14 @@ final class HotKeyRun {
 	 * the window, and return the CPU time this JVM used within it.
 	 */
 	long measure(Runnable atStart, Runnable atEnd) {
-		return this.threads.measure(atStart, atEnd);
+		return this.callers.measure(atStart, atEnd);
 	}
 
 	Outcome join(long cpuNanos) throws InterruptedException {
-		this.threads.join();
+		this.callers.join();
 		Samples allWaits = new Samples();
 		long operations = 0;
-		for (int i = 0; i < this.threads.size(); i++) {
+		for (int i = 0; i < this.callers.size(); i++) {
 			allWaits.addAll(this.waits[i]);
 			operations += this.total[i];
 		}
@@ -108,7 +150,7 @@ final class HotKeyRun {
 	/**
 	 * What the threads of one JVM did.
 	 *
-	 * @param perThread measured acquisitions of each thread
+	 * @param perThread measured acquisitions of each thread, or reactive chain
 	 * @param waits time from request to grant of each measured acquisition, in
 	 * nanoseconds
 	 * @param totalOperations every acquisition, warm-up included

@@ -29,6 +29,18 @@ enum Implementation {
 	/** Redisson's {@code RLock}, {@code RFairLock} and {@code RReadWriteLock}. */
 	REDISSON("Redisson RLock", RedissonLockClient::new, EnumSet.allOf(Kind.class)),
 
+	/**
+	 * This project's {@code ReactiveLockTemplate}: reactive chains in place of threads,
+	 * in the scenarios that name the reactive rows.
+	 */
+	REDIS_LOCK_REACTIVE("redis-lock ReactiveLockTemplate", RedisLockReactiveClient::new),
+
+	/**
+	 * Redisson's {@code RLockReactive}, an owner id per acquisition: reactive chains in
+	 * place of threads, in the scenarios that name the reactive rows.
+	 */
+	REDISSON_REACTIVE("Redisson RLockReactive", RedissonReactiveLockClient::new),
+
 	/** Spring Integration's {@code RedisLockRegistry} polling every 100 ms. */
 	SI_SPIN("Spring Integration SPIN_LOCK",
 			(host, port) -> new SpringIntegrationLockClient(host, port, RedisLockType.SPIN_LOCK)),
@@ -121,6 +133,22 @@ enum Implementation {
 	/** Whether this is one of the floors, which lock but cannot wait. */
 	boolean isFloor() {
 		return this == RAW_FLOOR || this == SPRING_DATA_FLOOR;
+	}
+
+	/**
+	 * Whether this is a reactive API, whose client is a {@link ReactiveLockClient}: only
+	 * the scenarios that name the reactive rows run it, and it is no peer in redis-lock's
+	 * targets, which compare the blocking APIs.
+	 */
+	boolean isReactive() {
+		return this == REDIS_LOCK_REACTIVE || this == REDISSON_REACTIVE;
+	}
+
+	/**
+	 * Whether this is redis-lock itself, blocking or reactive: its failure fails the run.
+	 */
+	boolean isRedisLock() {
+		return this == REDIS_LOCK || this == REDIS_LOCK_REACTIVE;
 	}
 
 	boolean isPeer() {

@@ -22,13 +22,21 @@ final class RedisLockClient implements LockClient {
 
 	private final LettuceConnectionFactory connectionFactory;
 
+	private final RedisLockEngine engine;
+
 	private final LockTemplate template;
 
 	RedisLockClient(String host, int port) {
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.template = new LockTemplate(new RedisLockEngine(this.connectionFactory, LockOptions.defaults()));
+		this.engine = new RedisLockEngine(this.connectionFactory, LockOptions.defaults());
+		this.template = new LockTemplate(this.engine);
+	}
+
+	/** The engine under the template, closed with this client. */
+	RedisLockEngine engine() {
+		return this.engine;
 	}
 
 	@Override

@@ -24,6 +24,11 @@ final class RedissonLockClient implements LockClient {
 		this.redisson = Redisson.create(config);
 	}
 
+	/** The client, shut down with this one. */
+	RedissonClient redisson() {
+		return this.redisson;
+	}
+
 	@Override
 	public Release acquire(String key, @Nullable Duration lease) {
 		return lock(this.redisson.getLock(key), lease);

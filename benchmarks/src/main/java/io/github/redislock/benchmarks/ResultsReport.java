@@ -62,10 +62,14 @@ final class ResultsReport {
 				+ "The rows marked limit are no locks to compare with but what none could beat on this machine: "
 				+ "a JVM-local fair and unfair ReentrantLock around the same GET and SET, and the critical section "
 				+ "alone on one thread with no lock. Vs best compares the locks with the best of them; vs limit "
-				+ "compares every row with the local fair lock, the limit of a lock that serves waiters in order.");
-		section(text, Scenario.HOT_KEY_TWO_JVMS, hotKey(Scenario.HOT_KEY_TWO_JVMS),
-				"The same, with 2 JVMs x " + (settings.hotKeyThreads() / 2) + " threads. A local lock cannot span "
-						+ "two JVMs: vs limit compares with the critical section alone on one thread.");
+				+ "compares every row with the local fair lock, the limit of a lock that serves waiters in order. "
+				+ "The reactive rows (redis-lock ReactiveLockTemplate, Redisson RLockReactive) run as many reactive "
+				+ "chains as the others have threads, each sending the same GET and SET without blocking and taking "
+				+ "the lock again once released; their ops/thread are per chain.");
+		section(text, Scenario.HOT_KEY_TWO_JVMS, hotKey(Scenario.HOT_KEY_TWO_JVMS), "The same, with 2 JVMs x "
+				+ (settings.hotKeyThreads() / 2) + " threads. A local lock cannot span "
+				+ "two JVMs: vs limit compares with the critical section alone on one thread; the reactive rows run "
+				+ (settings.hotKeyThreads() / 2) + " chains in each JVM.");
 		section(text, Scenario.FAIR_HOT_KEY, hotKey(Scenario.FAIR_HOT_KEY), "One hot key again, "
 				+ settings.hotKeyThreads() + " threads around the same GET and SET, under a "
 				+ "fair lock: waiters are granted in the order they asked, so that every thread should get "
@@ -88,7 +92,9 @@ final class ResultsReport {
 				+ seconds(settings.waitWindow().toMillis()) + " of its waiting, and its grant times are the cold "
 				+ "columns. Rounds then run unmeasured for the warm-up time, so that the wait and wake paths are "
 				+ "compiled, and the other grant columns are the median and max over " + settings.rounds()
-				+ " more rounds. Grant times are wall-clock, from the holder's JVM to the waiters'.");
+				+ " more rounds. Grant times are wall-clock, from the holder's JVM to the waiters'. The reactive rows "
+				+ "wait with as many reactive chains and no waiting thread (–): what their waiting costs is in the "
+				+ "JVM's CPU; their holder takes the key with the same library's blocking API.");
 		section(text, Scenario.MANY_KEYS, manyKeys(),
 				settings.keyThreads() + " threads lock and release " + MarkdownTable.count(settings.keys())
 						+ " distinct keys once each. Heap is measured after full collections with the client still "
@@ -266,7 +272,8 @@ final class ResultsReport {
 			.orElse(1);
 		rows(table, Scenario.WAITERS, (implementation, run) -> {
 			CommandCounts commands = CommandCounts.readFrom(run);
-			table.row(implementation.title(), Figures.decimal(run.getDouble("waitersCpuMillis")),
+			table.row(implementation.title(),
+					run.has("waitersCpuMillis") ? Figures.decimal(run.getDouble("waitersCpuMillis")) : "–",
 					Figures.decimal(run.getDouble("processCpuMillis")) + " ("
 							+ Figures.decimal(Targets.processCpuShare(run)) + "%)",
 					run.get("busiestThreads"),

@@ -22,18 +22,19 @@ enum Scenario {
 
 	/**
 	 * Threads of one JVM taking turns on one key around a non-atomic counter update, with
-	 * every limit beside them.
+	 * the reactive rows' chains and every limit beside them.
 	 */
 	HOT_KEY("One hot key, one JVM", Kind.EXCLUSIVE,
-			withLimits(waiting(), Implementation.LIMIT_LOCAL_FAIR, Implementation.LIMIT_LOCAL_UNFAIR,
+			withLimits(withReactive(waiting()), Implementation.LIMIT_LOCAL_FAIR, Implementation.LIMIT_LOCAL_UNFAIR,
 					Implementation.LIMIT_SINGLE_THREAD),
 			(context) -> HotKeyScenario.run(context, 1, Kind.EXCLUSIVE)),
 
 	/**
-	 * The same critical section, half of the threads in a second JVM, beside the one
-	 * limit that two JVMs have: the critical section alone.
+	 * The same critical section, half of the threads (or chains) in a second JVM, beside
+	 * the one limit that two JVMs have: the critical section alone.
 	 */
-	HOT_KEY_TWO_JVMS("One hot key, two JVMs", Kind.EXCLUSIVE, withLimits(waiting(), Implementation.LIMIT_SINGLE_THREAD),
+	HOT_KEY_TWO_JVMS("One hot key, two JVMs", Kind.EXCLUSIVE,
+			withLimits(withReactive(waiting()), Implementation.LIMIT_SINGLE_THREAD),
 			(context) -> HotKeyScenario.run(context, 2, Kind.EXCLUSIVE)),
 
 	/** The hot key under a fair lock, with every limit beside it. */
@@ -56,8 +57,11 @@ enum Scenario {
 	 */
 	READ_WRITE("Read/write lock, one hot key", Kind.READ_WRITE, waiting(), ReadWriteScenario::run),
 
-	/** Threads waiting on a key that another JVM holds, then released. */
-	WAITERS("Waiters", Kind.EXCLUSIVE, waiting(), WaitersScenario::run),
+	/**
+	 * Threads, or the reactive rows' chains, waiting on a key that another JVM holds,
+	 * then released.
+	 */
+	WAITERS("Waiters", Kind.EXCLUSIVE, withReactive(waiting()), WaitersScenario::run),
 
 	/** Threads locking and releasing many distinct keys once each. */
 	MANY_KEYS("Many keys", Kind.EXCLUSIVE, without(locks(), Implementation.SPRING_DATA_FLOOR), ManyKeysScenario::run),
@@ -109,19 +113,28 @@ enum Scenario {
 
 	/**
 	 * The locks that lack the scenario's kind of lock, in declaration order: none for an
-	 * exclusive lock. Limits are never named: they are no locks.
+	 * exclusive lock. Limits are never named: they are no locks; nor are the reactive
+	 * rows, which run only where a scenario names them.
 	 */
 	List<Implementation> skipped() {
 		return Arrays.stream(Implementation.values())
-			.filter((implementation) -> !implementation.isLimit() && !implementation.supports(this.kind))
+			.filter((implementation) -> !implementation.isLimit() && !implementation.isReactive()
+					&& !implementation.supports(this.kind))
 			.toList();
 	}
 
-	/** Every implementation but the limits. */
+	/** Every implementation but the limits and the reactive rows. */
 	private static Set<Implementation> locks() {
 		Set<Implementation> locks = EnumSet.allOf(Implementation.class);
-		locks.removeIf(Implementation::isLimit);
+		locks.removeIf((implementation) -> implementation.isLimit() || implementation.isReactive());
 		return locks;
+	}
+
+	/** The given implementations and the reactive rows. */
+	private static Set<Implementation> withReactive(Set<Implementation> implementations) {
+		Set<Implementation> result = EnumSet.copyOf(implementations);
+		result.addAll(List.of(Implementation.REDIS_LOCK_REACTIVE, Implementation.REDISSON_REACTIVE));
+		return result;
 	}
 
 	/** The locks that can wait for a lock: not the floors. */

@@ -6,12 +6,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The worker threads of one contention run: they begin together at a given time, run
- * through the warm-up without a pause and on to the end of the measured window, in which
- * the scenarios count. The first failure of any thread is kept and rethrown by
- * {@link #join()}.
+ * The worker threads of one contention run, each running its work from the start time on;
+ * see {@link TimedCallers}.
  */
-final class TimedThreads {
+final class TimedThreads implements TimedCallers {
 
 	private final long startNanos;
 
@@ -50,50 +48,31 @@ final class TimedThreads {
 		}
 	}
 
-	void start() {
+	@Override
+	public void start() {
 		for (Thread thread : this.threads) {
 			thread.start();
 		}
 	}
 
-	int size() {
+	@Override
+	public int size() {
 		return this.threads.length;
 	}
 
-	long measureFromNanos() {
+	@Override
+	public long measureFromNanos() {
 		return this.measureFromNanos;
 	}
 
-	long endNanos() {
+	@Override
+	public long endNanos() {
 		return this.endNanos;
 	}
 
-	/** Whether a grant at the given time ends its thread's work. */
-	boolean isOver(long grantedNanos) {
-		return grantedNanos - this.endNanos >= 0;
-	}
-
-	/** Whether a grant at the given time falls in the measured window. */
-	boolean isMeasured(long grantedNanos) {
-		return grantedNanos - this.measureFromNanos >= 0;
-	}
-
-	/**
-	 * Sleep through the warm-up and the measured window, running an action at each end of
-	 * the window, and return the CPU time this JVM used within it.
-	 */
-	long measure(Runnable atStart, Runnable atEnd) {
-		ScenarioContext.sleepUntil(this.measureFromNanos);
-		atStart.run();
-		long cpu = -CpuTime.process();
-		ScenarioContext.sleepUntil(this.endNanos);
-		cpu += CpuTime.process();
-		atEnd.run();
-		return cpu;
-	}
-
 	/** Wait for every thread to end; rethrow the first failure. */
-	void join() throws InterruptedException {
+	@Override
+	public void join() throws InterruptedException {
 		for (Thread thread : this.threads) {
 			thread.join();
 		}

@@ -7,19 +7,19 @@ import io.github.redislock.test.RedisCli;
 /**
  * What waiting costs: the CPU time of the waiting threads and of their JVM, with its
  * busiest other threads, and the Redis commands run, over a window while the waiters wait
- * on a held key.
+ * on a held key. Reactive waiters have no threads: their figure is left out.
  */
 final class WaitWindow {
 
 	private final RedisCli cli;
 
-	private final Waiters waiters;
+	private final WaitingCallers waiters;
 
 	private final Duration length;
 
 	private final Figures figures = new Figures();
 
-	WaitWindow(RedisCli cli, Waiters waiters, Duration length) {
+	WaitWindow(RedisCli cli, WaitingCallers waiters, Duration length) {
 		this.cli = cli;
 		this.waiters = waiters;
 		this.length = length;
@@ -38,9 +38,11 @@ final class WaitWindow {
 		processCpu += CpuTime.process();
 		waitersCpu += this.waiters.cpuNanos();
 		this.figures.put("windowSeconds", window / 1e9)
-			.put("waitersCpuMillis", waitersCpu / 1e6)
 			.put("processCpuMillis", processCpu / 1e6)
 			.put("busiestThreads", threadCpu.busiest(this.waiters.threads()));
+		if (this.waiters.threads().length > 0) {
+			this.figures.put("waitersCpuMillis", waitersCpu / 1e6);
+		}
 		redis.commands().writeTo(this.figures);
 	}
 

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * the wall-clock time and releases it at once; between rounds they wait on a
  * {@link Phaser} that the scenario's thread, its last party, advances.
  */
-final class Waiters implements AutoCloseable {
+final class Waiters implements WaitingCallers {
 
 	/** How often the threads' states are looked at while they settle. */
 	private static final long POLL_MILLIS = 10;
@@ -71,12 +71,14 @@ final class Waiters implements AutoCloseable {
 		}
 	}
 
-	Thread[] threads() {
+	@Override
+	public Thread[] threads() {
 		return this.threads;
 	}
 
 	/** Let every thread ask for the key. */
-	void request() {
+	@Override
+	public void request() {
 		this.requested.set(0);
 		this.granted.set(0);
 		Arrays.fill(this.grantedAt, 0);
@@ -87,7 +89,8 @@ final class Waiters implements AutoCloseable {
 	 * Wait until every thread has asked for the key and been sleeping for the given time,
 	 * so that what follows measures waiting, not getting there.
 	 */
-	void awaitParked(Duration settled, Duration timeout) throws InterruptedException {
+	@Override
+	public void awaitSettled(Duration settled, Duration timeout) throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		long parkedSince = System.nanoTime();
 		while (System.nanoTime() - parkedSince < settled.toNanos()) {
@@ -104,7 +107,8 @@ final class Waiters implements AutoCloseable {
 	}
 
 	/** How many threads have been granted the key in this round so far. */
-	int granted() {
+	@Override
+	public int granted() {
 		return this.granted.get();
 	}
 
@@ -112,14 +116,16 @@ final class Waiters implements AutoCloseable {
 	 * Wait until every thread has been granted the key and released it.
 	 * @return the wall-clock time in microseconds of each grant
 	 */
-	long[] awaitGrants(Duration timeout) throws InterruptedException, TimeoutException {
+	@Override
+	public long[] awaitGrants(Duration timeout) throws InterruptedException, TimeoutException {
 		this.phaser.awaitAdvanceInterruptibly(this.phaser.arrive(), timeout.toNanos(), TimeUnit.NANOSECONDS);
 		throwIfFailed();
 		return this.grantedAt.clone();
 	}
 
 	/** CPU time used so far by the waiting threads. */
-	long cpuNanos() {
+	@Override
+	public long cpuNanos() {
 		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 		long sum = 0;
 		for (Thread thread : this.threads) {

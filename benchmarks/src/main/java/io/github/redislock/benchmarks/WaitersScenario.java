@@ -3,6 +3,8 @@ package io.github.redislock.benchmarks;
 import java.time.Duration;
 import java.util.Arrays;
 
+import reactor.core.publisher.Mono;
+
 import io.github.redislock.test.RedisCli;
 
 /**
@@ -19,6 +21,10 @@ import io.github.redislock.test.RedisCli;
  * them, and then the measured rounds, whose release to first and last grant are reported
  * as median and max. Grant times are wall-clock microseconds, compared across the two
  * JVMs of one machine.
+ * <p>
+ * With a {@link ReactiveLockClient}, the waiters are as many reactive chains
+ * ({@link ReactiveWaiters}), warmed up on the reactive path; the holder takes the key
+ * with the same library's blocking API.
  */
 final class WaitersScenario {
 
@@ -43,8 +49,13 @@ final class WaitersScenario {
 		try (RedisCli cli = context.cli();
 				LockClient client = context.openClient();
 				LockHolder.Control holder = LockHolder.Control.start(context);
-				Waiters waiters = new Waiters(client, settings.waiters())) {
-			warmUp(client, settings.warmup(), "waiters");
+				WaitingCallers waiters = waiters(client, settings.waiters())) {
+			if (client instanceof ReactiveLockClient reactive) {
+				warmUpReactive(reactive, settings.warmup());
+			}
+			else {
+				warmUp(client, settings.warmup(), "waiters");
+			}
 			WaitWindow window = new WaitWindow(cli, waiters, settings.waitWindow());
 			Round cold = round(holder, waiters, 0, SETTLED, () -> {
 				// The warm-up left the compilers busy: their CPU is not the waiters'
@@ -87,11 +98,11 @@ final class WaitersScenario {
 	 * One round: the holder takes the key, the waiters ask for it and settle, the action
 	 * runs, the holder releases and every waiter is granted in turn.
 	 */
-	private static Round round(LockHolder.Control holder, Waiters waiters, int round, Duration settled,
+	private static Round round(LockHolder.Control holder, WaitingCallers waiters, int round, Duration settled,
 			WhileHeld whileHeld) throws Exception {
 		holder.hold(round);
 		waiters.request();
-		waiters.awaitParked(settled, TIMEOUT);
+		waiters.awaitSettled(settled, TIMEOUT);
 		whileHeld.run();
 		int grantedEarly = waiters.granted();
 		long releasedAt = holder.release(round);
@@ -110,6 +121,19 @@ final class WaitersScenario {
 		for (int i = 0; System.nanoTime() - end < 0; i++) {
 			client.acquire("waiters-warmup:" + name + ":" + i).release();
 		}
+	}
+
+	/** The same on the reactive path, one lock at a time. */
+	private static void warmUpReactive(ReactiveLockClient client, Duration duration) {
+		long end = System.nanoTime() + duration.toNanos();
+		for (int i = 0; System.nanoTime() - end < 0; i++) {
+			client.execute("waiters-warmup:waiters:" + i, Mono.empty()).block(LockClient.WAIT_LIMIT);
+		}
+	}
+
+	private static WaitingCallers waiters(LockClient client, int count) {
+		return (client instanceof ReactiveLockClient reactive) ? new ReactiveWaiters(reactive, count)
+				: new Waiters(client, count);
 	}
 
 	/** What runs while the waiters wait on the held key. */

@@ -1,0 +1,28 @@
+package io.github.redislock.benchmarks;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * One implementation's reactive API, as the rows of a reactive implementation use it:
+ * concurrent chains take turns on a lock, where the blocking rows have threads, and no
+ * thread waits for a lock meanwhile.
+ * <p>
+ * The blocking methods of {@link LockClient} take the lock with the same library's
+ * blocking API on the same connections: the scenarios use them only where nothing is
+ * measured, as the holder of the waiters scenario, in another JVM, does.
+ */
+interface ReactiveLockClient extends LockClient {
+
+	/**
+	 * Run the action under the exclusive lock of the given name, with the
+	 * implementation's default lease: the lock is requested on subscription (waiting up
+	 * to {@link #WAIT_LIMIT}), the action subscribed to once it is granted, and the lock
+	 * released when the action ends, before the result is emitted.
+	 * @param <T> the result type
+	 * @param key the lock name
+	 * @param action the critical section
+	 * @return the action's result; an error when the lock was not granted in time
+	 */
+	<T> Mono<T> execute(String key, Mono<T> action);
+
+}
