@@ -34,6 +34,7 @@ final class Targets {
 		hotKey(targets, Scenario.HOT_KEY_TWO_JVMS, 1.0, false);
 		new LimitTargets(this.results).addTo(targets);
 		waiters(targets);
+		reactiveWaiters(targets);
 		manyKeys(targets);
 		lostUpdates(targets);
 		readWrite(targets);
@@ -42,13 +43,12 @@ final class Targets {
 	}
 
 	private void failures(List<Target> targets) {
-		this.results.forEach((scenario, figures) -> {
-			Figures lock = figures.get(Implementation.REDIS_LOCK);
-			if (lock != null && lock.isFailed()) {
-				targets.add(new Target(scenario.title() + ": redis-lock runs to the end", "failed: " + lock.failure(),
-						false));
+		this.results.forEach((scenario, figures) -> figures.forEach((implementation, lock) -> {
+			if (implementation.isRedisLock() && lock.isFailed()) {
+				targets.add(new Target(scenario.title() + ": " + implementation.title() + " runs to the end",
+						"failed: " + lock.failure(), false));
 			}
-		});
+		}));
 	}
 
 	private void uncontended(List<Target> targets) {
@@ -140,13 +140,34 @@ final class Targets {
 				retained < 1 + noise));
 	}
 
+	/**
+	 * Reactive waiters have no threads to measure: their waiting must cost no command and
+	 * next to no CPU of the whole JVM, with no thread parked and nothing polling.
+	 */
+	private void reactiveWaiters(List<Target> targets) {
+		Figures lock = figures(Scenario.WAITERS, Implementation.REDIS_LOCK_REACTIVE);
+		if (lock == null) {
+			return;
+		}
+		long commands = CommandCounts.readFrom(lock).total();
+		double share = processCpuShare(lock);
+		targets.add(new Target("Waiters, reactive: 0 Redis commands and no measurable CPU while waiting",
+				commands + " commands, whole JVM " + String.format(Locale.ROOT, "%.1f", share) + "% of a core",
+				commands == 0 && share < 1));
+	}
+
 	private void lostUpdates(List<Target> targets) {
 		for (Scenario scenario : List.of(Scenario.HOT_KEY, Scenario.HOT_KEY_TWO_JVMS, Scenario.FAIR_HOT_KEY,
 				Scenario.FAIR_HOT_KEY_TWO_JVMS)) {
-			Figures lock = figures(scenario, Implementation.REDIS_LOCK);
-			if (lock != null) {
-				long lost = lock.getLong("lostUpdates");
-				targets.add(new Target(scenario.title() + ": no lost update", Long.toString(lost), lost == 0));
+			for (Implementation implementation : List.of(Implementation.REDIS_LOCK,
+					Implementation.REDIS_LOCK_REACTIVE)) {
+				Figures lock = figures(scenario, implementation);
+				if (lock != null) {
+					long lost = lock.getLong("lostUpdates");
+					String reactive = implementation.isReactive() ? ", reactive" : "";
+					targets.add(new Target(scenario.title() + reactive + ": no lost update", Long.toString(lost),
+							lost == 0));
+				}
 			}
 		}
 	}
