@@ -12,7 +12,8 @@ import io.github.redislock.test.RedisCli;
 
 /**
  * Threads take turns on one key, exclusive or fair; under the lock each reads and writes
- * back a Redis counter. With two JVMs, this process runs half of the threads and a
+ * back a Redis counter; a reactive implementation runs as many reactive chains (see
+ * {@link HotKeyRun}). With two JVMs, this process runs half of the threads and a
  * {@link HotKeyWorker} the other half; they start at a time this process publishes in
  * Redis once the worker is ready.
  */

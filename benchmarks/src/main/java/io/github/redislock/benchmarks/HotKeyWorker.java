@@ -8,11 +8,11 @@ import io.github.redislock.test.RedisCli;
 
 /**
  * The second JVM of the two-JVM hot-key scenario: opens its own lock client, says
- * {@value #READY}, waits for the start time in Redis, runs its threads and writes what
- * they did to a file.
+ * {@value #READY}, waits for the start time in Redis, runs its threads (reactive chains
+ * for a reactive implementation) and writes what they did to a file.
  * <p>
- * Arguments: threads, outcome file, {@linkplain LockClient.Kind kind} of lock, then those
- * of a {@link ScenarioContext}.
+ * Arguments: threads or chains, outcome file, {@linkplain LockClient.Kind kind} of lock,
+ * then those of a {@link ScenarioContext}.
  */
 public final class HotKeyWorker {
 
