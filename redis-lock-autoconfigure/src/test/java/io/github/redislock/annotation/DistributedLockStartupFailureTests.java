@@ -15,6 +15,8 @@ import javax.tools.ToolProvider;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -30,6 +32,7 @@ import org.springframework.scheduling.annotation.Async;
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
 import io.github.redislock.LockMode;
+import io.github.redislock.autoconfigure.ReactiveLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -45,10 +48,16 @@ class DistributedLockStartupFailureTests {
 
 	private final ApplicationContextRunner runner;
 
+	private final ApplicationContextRunner reactiveRunner;
+
 	DistributedLockStartupFailureTests(RedisServer redis) {
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+		this.runner = runner(redis, DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class);
+		this.reactiveRunner = runner(redis, DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class,
+				ReactiveLockAutoConfiguration.class);
+	}
+
+	private static ApplicationContextRunner runner(RedisServer redis, Class<?>... autoConfigurations) {
+		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(autoConfigurations))
 			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
 					"locks.wait=3s");
 	}
@@ -114,23 +123,45 @@ class DistributedLockStartupFailureTests {
 	}
 
 	@Test
-	void monoReturn() {
-		this.runner.withBean(ReturnsMono.class)
-			.run((context) -> assertFailure(context).hasMessageContaining(".load()")
-				.hasMessageContaining(
-						"returns reactor.core.publisher.Mono, whose work goes on after the method" + " returned"));
+	void reactiveAndAsyncDeclarationsStart() {
+		this.reactiveRunner.withBean(ReturnsMono.class)
+			.withBean(ReturnsFlux.class)
+			.withBean(ReturnsPublisher.class)
+			.withBean(AsyncMethod.class)
+			.withBean(AsyncComposedMethod.class)
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
-	void fluxReturn() {
-		this.runner.withBean(ReturnsFlux.class)
-			.run((context) -> assertFailure(context).hasMessageContaining("returns reactor.core.publisher.Flux"));
+	void reactiveMethodWithoutReactiveLockOperationsBean() {
+		this.runner.withBean(ReturnsMono.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(ReturnsMono.class.getName())
+				.hasMessageContaining("there is no ReactiveLockOperations bean to lock them with")
+				.hasMessageContaining("define a ReactiveLockOperations bean"));
+	}
+
+	@Test
+	void publisherTypeWithoutAdapter() {
+		this.runner.withBean(ReturnsOwnPublisher.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(".load()")
+				.hasMessageContaining("returns " + OwnPublisher.class.getName()
+						+ ", whose work goes on after the method returned, and no deferred ReactiveAdapter")
+				.hasMessageContaining("Return a Mono or a Flux"));
 	}
 
 	@Test
 	void plainFutureReturn() {
 		this.runner.withBean(ReturnsFuture.class)
-			.run((context) -> assertFailure(context).hasMessageContaining("returns java.util.concurrent.Future"));
+			.run((context) -> assertFailure(context)
+				.hasMessageContaining("returns java.util.concurrent.Future, a Future that is not a CompletionStage")
+				.hasMessageContaining("Return a CompletableFuture or CompletionStage"));
+	}
+
+	@Test
+	void asyncMethodReturningPlainFuture() {
+		this.runner.withBean(AsyncFutureMethod.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(".send()")
+				.hasMessageContaining("returns java.util.concurrent.Future, a Future that is not a CompletionStage"));
 	}
 
 	@Test
@@ -138,19 +169,6 @@ class DistributedLockStartupFailureTests {
 		this.runner.withBean(ReturnsFutureSubclass.class)
 			.run((context) -> assertFailure(context)
 				.hasMessageContaining("Declare the return type as CompletableFuture or CompletionStage"));
-	}
-
-	@Test
-	void asyncMethod() {
-		this.runner.withBean(AsyncMethod.class)
-			.run((context) -> assertFailure(context).hasMessageContaining(".send()")
-				.hasMessageContaining("the method is also @Async"));
-	}
-
-	@Test
-	void asyncMetaAnnotatedMethod() {
-		this.runner.withBean(AsyncComposedMethod.class)
-			.run((context) -> assertFailure(context).hasMessageContaining("the method is also @Async"));
 	}
 
 	@Test
@@ -386,6 +404,44 @@ class DistributedLockStartupFailureTests {
 		@DistributedLock
 		public Flux<String> load() {
 			return Flux.just("x");
+		}
+
+	}
+
+	static class ReturnsPublisher {
+
+		@DistributedLock(onFailure = OnFailure.SKIP)
+		public Publisher<String> load() {
+			return Flux.just("x");
+		}
+
+	}
+
+	/** A publisher type of its own, which no adapter of the registry can create. */
+	static class OwnPublisher implements Publisher<String> {
+
+		@Override
+		public void subscribe(Subscriber<? super String> subscriber) {
+			Flux.just("x").subscribe(subscriber);
+		}
+
+	}
+
+	static class ReturnsOwnPublisher {
+
+		@DistributedLock
+		public OwnPublisher load() {
+			return new OwnPublisher();
+		}
+
+	}
+
+	static class AsyncFutureMethod {
+
+		@Async
+		@DistributedLock
+		public Future<String> send() {
+			return CompletableFuture.completedFuture("x");
 		}
 
 	}
