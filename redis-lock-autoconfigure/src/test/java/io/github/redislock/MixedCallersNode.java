@@ -205,8 +205,8 @@ final class MixedCallersNode implements AutoCloseable {
 		}
 		return Flux.range(0, REACTIVE_OPERATIONS)
 			.flatMap(
-					(i) -> reactive.execute(keys.get(i), ReactiveCurrentLock.fencingToken()
-						.flatMap((token) -> reactiveSection(redis, keys.get(i), who, token, thinkTimes.get(i)))),
+					(i) -> this.reactive.execute(keys.get(i), ReactiveCurrentLock.fencingToken()
+						.flatMap((token) -> reactiveSection(this.redis, keys.get(i), who, token, thinkTimes.get(i)))),
 					REACTIVE_CONCURRENCY)
 			.then(Mono.just(REACTIVE_OPERATIONS));
 	}
