@@ -17,8 +17,9 @@ import io.github.redislock.ReactiveLockOperations;
 /**
  * The purchase endpoints of the WebFlux flash sale: one item per request, {@code 200}
  * when it was sold, {@code 409} "sold out" when none was left. The same unprotected
- * purchase runs under the lock {@code stock:<item>} through
- * {@link ReactiveLockOperations}, and without any lock.
+ * purchase runs under the lock {@code stock:<item>}, taken through
+ * {@link ReactiveLockOperations} or by {@link LockedCheckout}'s {@code @DistributedLock},
+ * and without any lock.
  */
 @RestController
 @RequestMapping("/items/{item}")
@@ -31,15 +32,23 @@ class FlashSaleController {
 
 	private final ReactiveLockOperations locks;
 
-	FlashSaleController(ReactiveInventory inventory, ReactiveLockOperations locks) {
+	private final LockedCheckout checkout;
+
+	FlashSaleController(ReactiveInventory inventory, ReactiveLockOperations locks, LockedCheckout checkout) {
 		this.inventory = inventory;
 		this.locks = locks;
+		this.checkout = checkout;
 	}
 
 	@PostMapping("/purchase")
 	Mono<ResponseEntity<String>> purchase(@PathVariable("item") String item) {
 		return this.locks.execute(LockRequest.of("stock:" + item).waitTime(WAIT_TIME), this.inventory.purchase(item))
 			.map(FlashSaleController::answer);
+	}
+
+	@PostMapping("/purchase-annotated")
+	Mono<ResponseEntity<String>> purchaseAnnotated(@PathVariable("item") String item) {
+		return this.checkout.purchase(item).map(FlashSaleController::answer);
 	}
 
 	@PostMapping("/purchase-unsafe")

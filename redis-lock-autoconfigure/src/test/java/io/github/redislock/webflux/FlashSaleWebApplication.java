@@ -47,4 +47,9 @@ class FlashSaleWebApplication {
 		return new ReactiveInventory(redis, THINK_TIME);
 	}
 
+	@Bean
+	LockedCheckout lockedCheckout(ReactiveInventory inventory) {
+		return new LockedCheckout(inventory);
+	}
+
 }

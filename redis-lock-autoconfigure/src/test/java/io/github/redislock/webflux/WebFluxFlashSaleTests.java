@@ -33,10 +33,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A WebFlux application on Reactor Netty sells a flash sale's stock to concurrent HTTP
- * requests: under the lock, taken through {@code ReactiveLockOperations}, exactly the
- * stock is sold and every other request is told "sold out"; without it, the same purchase
- * sells items that do not exist, which shows that the run can catch a lock that does not
- * exclude.
+ * requests: under the lock, taken through {@code ReactiveLockOperations} or by
+ * {@code @DistributedLock} on a method returning {@code Mono}, exactly the stock is sold
+ * and every other request is told "sold out"; without it, the same purchase sells items
+ * that do not exist, which shows that the run can catch a lock that does not exclude.
  */
 @SpringBootTest(classes = FlashSaleWebApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=reactive", "spring.data.redis.repositories.enabled=false",
@@ -102,15 +102,13 @@ class WebFluxFlashSaleTests {
 	}
 
 	@Test
-	void purchasesUnderTheReactiveLockSellTheStockExactly() {
-		Sale sale = sell("/items/{item}/purchase", "locked");
-		assertThat(sale.answers()).as("answers by status").containsOnlyKeys(200, 409);
-		assertThat(sale.answered(200)).isEqualTo(STOCK);
-		assertThat(sale.answered(409)).isEqualTo(REQUESTS - STOCK);
-		assertThat(sale.bodies(409)).containsOnly("sold out");
-		assertThat(sale.oversold()).isZero();
-		assertThat(sale.stockLeft()).isZero();
-		assertThat(this.lockOperations.isLocked("stock:locked")).isFalse();
+	void purchasesUnderReactiveLockOperationsSellTheStockExactly() {
+		assertSoldExactlyTheStock(sell("/items/{item}/purchase", "template"), "template");
+	}
+
+	@Test
+	void purchasesUnderDistributedLockOnAMonoMethodSellTheStockExactly() {
+		assertSoldExactlyTheStock(sell("/items/{item}/purchase-annotated", "annotated"), "annotated");
 	}
 
 	@Test
@@ -121,15 +119,29 @@ class WebFluxFlashSaleTests {
 		assertThat(sale.answered(200)).isEqualTo(STOCK + sale.oversold());
 	}
 
+	private void assertSoldExactlyTheStock(Sale sale, String item) {
+		assertThat(sale.answers()).as("answers by status").containsOnlyKeys(200, 409);
+		assertThat(sale.answered(200)).isEqualTo(STOCK);
+		assertThat(sale.answered(409)).isEqualTo(REQUESTS - STOCK);
+		assertThat(sale.bodies(409)).containsOnly("sold out");
+		assertThat(sale.oversold()).isZero();
+		assertThat(sale.stockLeft()).isZero();
+		assertThat(this.lockOperations.isLocked("stock:" + item)).isFalse();
+	}
+
 	private Sale sell(String uri, String item) {
 		this.inventory.restock(item, STOCK).block(RUN_TIMEOUT);
+		long start = System.nanoTime();
 		List<EntityExchangeResult<String>> results = Flux.range(0, REQUESTS)
 			.flatMap((request) -> Mono.fromCallable(() -> purchase(uri, item)).subscribeOn(this.buyers), CONCURRENCY)
 			.collectList()
 			.block(RUN_TIMEOUT);
 		long sold = this.inventory.sold(item).block(RUN_TIMEOUT);
 		long stockLeft = this.inventory.stock(item).block(RUN_TIMEOUT);
-		return new Sale(results, sold - STOCK, stockLeft);
+		Sale sale = new Sale(results, sold - STOCK, stockLeft);
+		System.out.printf("%s: %d requests in %d ms, answers %s, oversold %d%n", uri, REQUESTS,
+				Duration.ofNanos(System.nanoTime() - start).toMillis(), sale.answers(), sale.oversold());
+		return sale;
 	}
 
 	private EntityExchangeResult<String> purchase(String uri, String item) {
