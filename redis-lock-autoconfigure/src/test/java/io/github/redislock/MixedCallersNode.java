@@ -53,9 +53,9 @@ final class MixedCallersNode implements AutoCloseable {
 
 	static final int BLOCKING_THREADS = 2;
 
-	static final int BLOCKING_OPERATIONS = 40;
+	static final int BLOCKING_OPERATIONS = 30;
 
-	static final int REACTIVE_OPERATIONS = 80;
+	static final int REACTIVE_OPERATIONS = 60;
 
 	/** Reactive chains that ask for a lock at once. */
 	static final int REACTIVE_CONCURRENCY = 16;
