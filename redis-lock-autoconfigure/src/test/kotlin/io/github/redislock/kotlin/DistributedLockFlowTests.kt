@@ -35,6 +35,7 @@ class DistributedLockFlowTests {
 	@BeforeEach
 	fun reset() {
 		this.locks.flush()
+		this.stock.reset()
 	}
 
 	@AfterEach
@@ -76,6 +77,15 @@ class DistributedLockFlowTests {
 		}
 		assertThat(collected).isNotEmpty()
 		await().untilAsserted { assertThat(this@DistributedLockFlowTests.locks.names()).doesNotContain("feed:3") }
+	}
+
+	@Test
+	fun skippedFlowIsEmptyWhenTheLockIsHeldElsewhere(): Unit = runBlocking {
+		this@DistributedLockFlowTests.locks.holdElsewhere("busy:3").use {
+			assertThat(this@DistributedLockFlowTests.stock.feedWhenFree("3", 3).toList()).isEmpty()
+		}
+		assertThat(this@DistributedLockFlowTests.stock.runs()).isZero()
+		assertThat(this@DistributedLockFlowTests.stock.feedWhenFree("3", 3).toList()).containsExactly(1, 2, 3)
 	}
 
 	@Test

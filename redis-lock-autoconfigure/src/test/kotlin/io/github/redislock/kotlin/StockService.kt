@@ -64,6 +64,15 @@ class StockService {
 		}
 	}
 
+	/** Emits `1..count` only when the lock is free at once; an empty flow otherwise. */
+	@DistributedLock(key = ["busy:#id"], waitTime = "0", onFailure = OnFailure.SKIP)
+	fun feedWhenFree(id: String, count: Int): Flow<Int> = flow {
+		this@StockService.runs.incrementAndGet()
+		for (i in 1..count) {
+			emit(i)
+		}
+	}
+
 	/** The fencing token of the lock this call holds, read from the coroutine. */
 	@DistributedLock(key = ["token:#id"], waitTime = "5s")
 	suspend fun fencingToken(id: String): Long = ReactiveCurrentLock.fencingToken().awaitSingle()
