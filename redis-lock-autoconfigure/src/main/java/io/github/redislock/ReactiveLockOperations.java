@@ -1,5 +1,7 @@
 package io.github.redislock;
 
+import java.util.List;
+
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -96,5 +98,48 @@ public interface ReactiveLockOperations {
 	 * @throws IllegalArgumentException if the request or the action is null
 	 */
 	<T> Flux<T> executeMany(LockRequest request, Flux<T> action);
+
+	/**
+	 * Run the action under several locks, taken one after another in the order given
+	 * within one wait budget, the first request's wait time (or, when it has none, each
+	 * lock waits as its own request says): each lock is an execution of
+	 * {@link #execute(LockRequest, Mono)} nested in the previous one's, so the action
+	 * runs once all are granted, they are released in reverse order, and a timeout or a
+	 * cancel gives back those already taken. Callers that lock the same keys should give
+	 * them in the same order (sorted, for instance), or two of them could each hold a
+	 * lock the other waits for until their budgets run out.
+	 * @param <T> the result type
+	 * @param requests the locks, in the order to take them
+	 * @param action the work to do under the locks
+	 * @return the action's result, emitted once every lock was released; a wait that runs
+	 * out fails with a {@link LockTimeoutException} that names the lock and the whole
+	 * budget
+	 * @throws IllegalArgumentException if the requests are empty or contain null, or the
+	 * action is null
+	 */
+	default <T> Mono<T> execute(List<LockRequest> requests, Mono<T> action) {
+		return ReactiveOrderedAcquisition.execute(this, requests,
+				(requests != null && !requests.isEmpty() && requests.get(0) != null) ? requests.get(0).waitTime()
+						: null,
+				action);
+	}
+
+	/**
+	 * Run the action under several locks, taken as {@link #execute(List, Mono)
+	 * execute(List, Mono)} takes them, each an execution of
+	 * {@link #executeMany(LockRequest, Flux)} nested in the previous one's.
+	 * @param <T> the element type
+	 * @param requests the locks, in the order to take them
+	 * @param action the work to do under the locks
+	 * @return the action's elements; fails as {@link #execute(List, Mono)} does
+	 * @throws IllegalArgumentException if the requests are empty or contain null, or the
+	 * action is null
+	 */
+	default <T> Flux<T> executeMany(List<LockRequest> requests, Flux<T> action) {
+		return ReactiveOrderedAcquisition.executeMany(this, requests,
+				(requests != null && !requests.isEmpty() && requests.get(0) != null) ? requests.get(0).waitTime()
+						: null,
+				action);
+	}
 
 }

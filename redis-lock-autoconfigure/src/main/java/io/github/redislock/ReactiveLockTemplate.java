@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.apache.commons.logging.Log;
@@ -92,6 +93,32 @@ public class ReactiveLockTemplate implements ReactiveLockOperations {
 						this::release, this::releaseAfterError, this::releaseAfterCancel)
 				.onErrorMap(ReactiveLockTemplate::releaseFailure);
 		});
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The budget is the first request's wait time, or else the engine's default wait
+	 * time, as for {@link LockTemplate#lockAll(List)}.
+	 */
+	@Override
+	public <T> Mono<T> execute(List<LockRequest> requests, Mono<T> action) {
+		return ReactiveOrderedAcquisition.execute(this, requests, budget(requests), action);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The budget is the first request's wait time, or else the engine's default wait
+	 * time, as for {@link LockTemplate#lockAll(List)}.
+	 */
+	@Override
+	public <T> Flux<T> executeMany(List<LockRequest> requests, Flux<T> action) {
+		return ReactiveOrderedAcquisition.executeMany(this, requests, budget(requests), action);
+	}
+
+	private @Nullable Duration budget(@Nullable List<LockRequest> requests) {
+		return (requests != null && !requests.isEmpty() && requests.get(0) != null) ? waitTime(requests.get(0)) : null;
 	}
 
 	/**

@@ -4,15 +4,19 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.context.EmbeddedValueResolverAware;
+import org.springframework.scheduling.annotation.AsyncAnnotationAdvisor;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
@@ -29,7 +33,9 @@ import io.github.redislock.LockOperations;
  * {@code @Transactional} and {@code @Cacheable}: the lock is held from before the
  * transaction begins until after it ends. It needs no AspectJ weaver and works with or
  * without an auto-proxy creator. As with any proxy, calls from inside the bean itself are
- * not intercepted.
+ * not intercepted. The one advisor it goes after is {@code @Async}'s, whichever
+ * post-processor runs first, so that the lock is taken on the executor thread that runs
+ * the method, for its whole run.
  *
  * <p>
  * Each annotated bean is checked when it is created: its key templates are parsed and its
@@ -45,6 +51,9 @@ import io.github.redislock.LockOperations;
 public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
 		implements EmbeddedValueResolverAware {
 
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			DistributedLockBeanPostProcessor.class.getClassLoader());
+
 	private final LockMethodSpecs specs;
 
 	private @Nullable BeanFactory lockBeanFactory;
@@ -59,7 +68,8 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 		Supplier<LockKeyEvaluator> evaluator = SingletonSupplier.of(this::evaluator);
 		this.specs = new LockMethodSpecs(evaluator);
 		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, DistributedLock.class, true),
-				new DistributedLockInterceptor(this.specs, evaluator, SingletonSupplier.of(this::lockOperations)));
+				new DistributedLockInterceptor(this.specs, evaluator, SingletonSupplier.of(this::lockOperations),
+						REACTOR_PRESENT ? ReactiveLockInterception.lookingUp(() -> this.lockBeanFactory) : null));
 	}
 
 	@Override
@@ -80,9 +90,43 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 			if (isEligible(targetClass)) {
 				this.specs.validate(targetClass);
 				checkLockOperations(targetClass);
+				int async = asyncAdvisorIndex(bean, targetClass);
+				if (async >= 0) {
+					((Advised) bean).addAdvisor(async + 1, this.advisor);
+					return bean;
+				}
 			}
 		}
 		return super.postProcessAfterInitialization(bean, beanName);
+	}
+
+	/**
+	 * The position of the {@code @Async} advisor of a bean that it already advises, or
+	 * -1. The lock must be taken inside it, on the executor thread that runs the method:
+	 * advised before existing advisors, as {@code @Transactional} wants, it would be
+	 * taken and released on the caller's thread, around the hand-off only. The other
+	 * order needs nothing: the {@code AsyncAnnotationBeanPostProcessor}, if it runs
+	 * later, puts its advisor before ours.
+	 * @throws LockConfigurationException when the proxy is frozen, so that the lock could
+	 * only be advised by a proxy around it
+	 */
+	private int asyncAdvisorIndex(Object bean, Class<?> targetClass) {
+		if (!(bean instanceof Advised advised)) {
+			return -1;
+		}
+		Advisor[] advisors = advised.getAdvisors();
+		for (int i = advisors.length - 1; i >= 0; i--) {
+			if (advisors[i] instanceof AsyncAnnotationAdvisor) {
+				if (advised.isFrozen()) {
+					throw new LockConfigurationException(ClassUtils.getUserClass(targetClass), null, null,
+							"its @Async proxy is frozen, so the lock could only be taken around it, on the caller's"
+									+ " thread, and released before the method runs",
+							"Do not freeze the proxy (ProxyConfig.setFrozen) of a bean with @DistributedLock methods");
+				}
+				return isEligible(AopUtils.getTargetClass(bean)) ? i : -1;
+			}
+		}
+		return -1;
 	}
 
 	private void checkLockOperations(Class<?> targetClass) {

@@ -30,7 +30,9 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
  * locks: the cached {@link LockMethodSpec}, the keys evaluated and sorted, one
  * {@link LockOperations#lockAll} for them, made {@link CurrentLock current} while the
  * method body runs, and the group closed when the method returns, throws, or its returned
- * stage completes.
+ * stage completes. A method that returns a publisher (or suspends) is left to
+ * {@link ReactiveLockInterception}, which locks it from subscription to termination
+ * without blocking a thread.
  *
  * @author redis-lock
  */
@@ -42,11 +44,19 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
 	private final Supplier<LockOperations> locks;
 
+	private final @Nullable ReactiveLockInterception reactive;
+
+	/**
+	 * Create an interceptor.
+	 * @param reactive runs the methods that return a publisher, or {@code null} when
+	 * Reactor is absent, and no such method passed the start-up checks
+	 */
 	DistributedLockInterceptor(LockMethodSpecs specs, Supplier<LockKeyEvaluator> evaluator,
-			Supplier<LockOperations> locks) {
+			Supplier<LockOperations> locks, @Nullable ReactiveLockInterception reactive) {
 		this.specs = specs;
 		this.evaluator = evaluator;
 		this.locks = locks;
+		this.reactive = reactive;
 	}
 
 	@Override
@@ -58,7 +68,12 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		if (spec == null) {
 			return invocation.proceed();
 		}
-		LockGroup locks = acquire(spec, keys(spec, invocation.getArguments(), target, targetClass));
+		List<LockRequest> requests = requests(spec, keys(spec, invocation.getArguments(), target, targetClass));
+		if (spec.reactive() != null) {
+			Assert.state(this.reactive != null, "Reactive @DistributedLock methods need Reactor");
+			return this.reactive.invoke(spec, requests, invocation, target);
+		}
+		LockGroup locks = acquire(spec, requests);
 		if (locks == null) {
 			return onFailure(spec, invocation, target);
 		}
@@ -92,16 +107,20 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		return keys;
 	}
 
+	private static List<LockRequest> requests(LockMethodSpec spec, SortedSet<String> keys) {
+		List<LockRequest> requests = new ArrayList<>(keys.size());
+		for (String key : keys) {
+			requests.add(spec.request(key, spec.waitTime()));
+		}
+		return requests;
+	}
+
 	/**
 	 * Lock every key, in sorted order, within one wait budget.
 	 * @return the locks, or {@code null} when a lock stayed held elsewhere and the method
 	 * does not throw for it
 	 */
-	private @Nullable LockGroup acquire(LockMethodSpec spec, SortedSet<String> keys) {
-		List<LockRequest> requests = new ArrayList<>(keys.size());
-		for (String key : keys) {
-			requests.add(spec.request(key, spec.waitTime()));
-		}
+	private @Nullable LockGroup acquire(LockMethodSpec spec, List<LockRequest> requests) {
 		try {
 			return this.locks.get().lockAll(requests);
 		}

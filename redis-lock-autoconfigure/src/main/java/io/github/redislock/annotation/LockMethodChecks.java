@@ -11,8 +11,10 @@ import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.annotation.MergedAnnotations;
-import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
@@ -24,15 +26,13 @@ import io.github.redislock.LockRules.Violation;
 /**
  * The start-up checks of one {@link DistributedLock @DistributedLock} method. Option
  * values are checked against {@link LockRules}, as everywhere else; the rest are checks
- * only an annotated method needs: that a proxy can intercept it, that its work ends when
- * it returns, and that its fallback exists. Each failed check throws a
+ * only an annotated method needs: that a proxy can intercept it, that its locks can be
+ * held until its work is done, and that its fallback exists. Each failed check throws a
  * {@link LockConfigurationException} naming the method and the attribute at fault.
  *
  * @author redis-lock
  */
 final class LockMethodChecks {
-
-	private static final String ASYNC_ANNOTATION = "org.springframework.scheduling.annotation.Async";
 
 	/** Types whose work runs after the method returned; matched by name, as optional. */
 	private static final Set<String> DEFERRED_TYPES = Set.of("org.reactivestreams.Publisher",
@@ -41,7 +41,14 @@ final class LockMethodChecks {
 			"io.reactivex.rxjava3.core.ObservableSource", "kotlinx.coroutines.flow.Flow",
 			"kotlinx.coroutines.Deferred");
 
-	private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+	private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			LockMethodChecks.class.getClassLoader());
+
+	/** What Spring's proxies need to run a suspending function as a publisher. */
+	private static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
+			LockMethodChecks.class.getClassLoader());
 
 	private final Method method;
 
@@ -64,39 +71,68 @@ final class LockMethodChecks {
 	}
 
 	/**
-	 * Check that the locks can be held until the method's work is done.
+	 * Check that a returned {@code CompletionStage} can be replaced by a future that
+	 * completes after the release.
 	 * @return whether the locks are released by a returned {@code CompletionStage}
 	 */
 	boolean returnType() {
 		Class<?> type = this.method.getReturnType();
-		if (MergedAnnotations.from(this.method, SearchStrategy.TYPE_HIERARCHY).isPresent(ASYNC_ANNOTATION)
-				|| MergedAnnotations.from(this.beanClass, SearchStrategy.TYPE_HIERARCHY).isPresent(ASYNC_ANNOTATION)) {
-			throw fail("the method is also @Async, so its work would run on another thread after the lock was released",
-					"Remove @Async and return a CompletableFuture (such as CompletableFuture.supplyAsync(work,"
-							+ " executor)), which keeps the lock until it completes; or put @DistributedLock on a"
-							+ " method of another bean that the @Async method calls");
+		if (!CompletionStage.class.isAssignableFrom(type)) {
+			return false;
 		}
-		if (CompletionStage.class.isAssignableFrom(type)) {
-			if (type != CompletionStage.class && type != CompletableFuture.class) {
+		if (type != CompletionStage.class && type != CompletableFuture.class) {
+			throw fail(
+					"the method returns " + type.getName() + ", a CompletionStage type it cannot return in"
+							+ " place of a future that completes after the release",
+					"Declare the return type as CompletableFuture or CompletionStage");
+		}
+		return true;
+	}
+
+	/**
+	 * Check that the locks can be held until the work of a method that does not return a
+	 * {@code CompletionStage} is done: at once when it returns a plain value, from
+	 * subscription to termination when it returns a publisher or suspends.
+	 * @return how the method returns a publisher, or {@code null} for a plain value
+	 */
+	@Nullable ReactiveReturn reactiveReturn() {
+		Class<?> type = this.method.getReturnType();
+		if (KotlinDetector.isSuspendingFunction(this.method)) {
+			if (!COROUTINES_REACTOR_PRESENT) {
 				throw fail(
-						"the method returns " + type.getName() + ", a CompletionStage type it cannot return in"
-								+ " place of a future that completes after the release",
-						"Declare the return type as CompletableFuture or CompletionStage");
+						"the method is a Kotlin suspending function, which Spring proxies only with"
+								+ " kotlinx-coroutines-reactor on the classpath",
+						"Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
 			}
-			return true;
+			return new ReactiveReturn(null,
+					new MethodParameter(this.method, -1).getParameterType().getName().equals(KOTLIN_FLOW));
 		}
-		int count = this.method.getParameterCount();
-		boolean continuation = count > 0
-				&& this.method.getParameterTypes()[count - 1].getName().equals(KOTLIN_CONTINUATION);
-		if (continuation || Future.class.isAssignableFrom(type) || isDeferred(type)) {
-			throw fail((continuation ? "the method is a Kotlin suspending function"
-					: "the method returns " + type.getName())
-					+ ", whose work goes on after the method returned, so the lock would be released before the work"
-					+ " is done",
-					"Return a CompletableFuture or CompletionStage, which keeps the lock until it completes, or lock"
-							+ " inside the pipeline with LockOperations (for example in Mono.fromCallable)");
+		ReactiveAdapter adapter = REACTOR_PRESENT ? ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) : null;
+		// A Publisher adapter would also match a Publisher subtype, which it cannot
+		// create; a type that is not deferred is at work before it is subscribed to.
+		if (adapter != null && adapter.getDescriptor().isDeferred()
+				&& type.isAssignableFrom(adapter.getReactiveType())) {
+			return new ReactiveReturn(adapter, adapter.isMultiValue());
 		}
-		return false;
+		if (Future.class.isAssignableFrom(type)) {
+			throw fail(
+					"the method returns " + type.getName() + ", a Future that is not a CompletionStage, so"
+							+ " nothing tells when its work is done and the lock would be released before",
+					"Return a CompletableFuture or CompletionStage, which keeps the lock until it completes");
+		}
+		if (isDeferred(type)) {
+			throw fail("the method returns " + type.getName() + ", whose work goes on after the method returned, and"
+					+ (REACTOR_PRESENT ? " no deferred ReactiveAdapter of Spring's ReactiveAdapterRegistry creates it"
+							: " reactive return types need Reactor")
+					+ ", so the lock would be released before the work is done",
+					REACTOR_PRESENT
+							? "Return a Mono or a Flux (or a type with a registered ReactiveAdapter, such as RxJava's"
+									+ " with io.reactivex.rxjava3:rxjava on the classpath), or lock inside the"
+									+ " pipeline with ReactiveLockOperations"
+							: "Add io.projectreactor:reactor-core, with which Mono, Flux and the types Spring adapts"
+									+ " to them hold the lock from subscription to termination");
+		}
+		return null;
 	}
 
 	private static boolean isDeferred(@Nullable Class<?> type) {
@@ -162,6 +198,17 @@ final class LockMethodChecks {
 							+ returnType.getName(),
 					"Return " + ClassUtils.resolvePrimitiveIfNecessary(returnType).getSimpleName()
 							+ " or an Optional, or use onFailure = THROW or FALLBACK");
+		}
+	}
+
+	/** {@link OnFailure#SKIP} returns an empty publisher, which some types cannot be. */
+	void skippedResult(DistributedLock lock, @Nullable ReactiveReturn reactive) {
+		ReactiveAdapter adapter = (reactive != null) ? reactive.adapter() : null;
+		if (lock.onFailure() == OnFailure.SKIP && adapter != null && !adapter.supportsEmpty()) {
+			throw fail(
+					"onFailure = SKIP returns an empty publisher when the lock is not acquired, but the method"
+							+ " returns " + this.method.getReturnType().getName() + ", which cannot be empty",
+					"Return a type that can be empty, such as a Mono, or use onFailure = THROW or FALLBACK");
 		}
 	}
 

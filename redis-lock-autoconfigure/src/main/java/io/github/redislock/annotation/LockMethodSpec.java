@@ -27,6 +27,8 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
  * @param fallback the method to call instead, with {@link OnFailure#FALLBACK}
  * @param completionStage whether the method returns a {@code CompletionStage}, whose
  * completion releases the locks
+ * @param reactive how the method returns a publisher, which holds the locks from
+ * subscription to termination, or {@code null} when it does not
  * @param optionalResult whether the method's result (or its future's value) is an
  * {@code Optional}, which {@link OnFailure#SKIP} returns empty
  * @param name the name metrics and traces report the locks under:
@@ -35,7 +37,7 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
  */
 record LockMethodSpec(Method method, List<LockKey> keys, @Nullable Duration waitTime, @Nullable Duration leaseTime,
 		LockMode mode, boolean fair, OnFailure onFailure, @Nullable Method fallback, boolean completionStage,
-		boolean optionalResult, String name) {
+		@Nullable ReactiveReturn reactive, boolean optionalResult, String name) {
 
 	LockRequest request(String key, @Nullable Duration waitTime) {
 		// A lock released when the returned stage completes belongs to that stage, not to

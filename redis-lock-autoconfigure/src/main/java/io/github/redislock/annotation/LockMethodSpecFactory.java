@@ -66,6 +66,7 @@ final class LockMethodSpecFactory {
 		LockMethodChecks checks = new LockMethodChecks(method, beanClass);
 		checks.interceptable();
 		boolean completionStage = checks.returnType();
+		ReactiveReturn reactive = completionStage ? null : checks.reactiveReturn();
 		List<LockKey> keys = new ArrayList<>();
 		for (String template : templates(lock, method, beanClass)) {
 			checks.key(template);
@@ -77,6 +78,7 @@ final class LockMethodSpecFactory {
 		Method fallback = fallback(lock, method, targetClass);
 		checks.fallback(lock, fallback);
 		checks.skippedResult(lock);
+		checks.skippedResult(lock, reactive);
 		if (fallback != null) {
 			ReflectionUtils.makeAccessible(fallback);
 		}
@@ -84,7 +86,7 @@ final class LockMethodSpecFactory {
 				? ResolvableType.forMethodReturnType(method).as(CompletionStage.class).getGeneric(0).resolve()
 				: method.getReturnType();
 		return new LockMethodSpec(method, List.copyOf(keys), waitTime, leaseTime, lock.mode(), lock.fair(),
-				lock.onFailure(), fallback, completionStage, valueType == Optional.class,
+				lock.onFailure(), fallback, completionStage, reactive, valueType == Optional.class,
 				beanClass.getSimpleName() + "." + method.getName());
 	}
 

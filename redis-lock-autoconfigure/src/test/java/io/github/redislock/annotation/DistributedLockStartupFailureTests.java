@@ -15,6 +15,8 @@ import javax.tools.ToolProvider;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -114,23 +116,37 @@ class DistributedLockStartupFailureTests {
 	}
 
 	@Test
-	void monoReturn() {
+	void reactiveAndAsyncDeclarationsStart() {
 		this.runner.withBean(ReturnsMono.class)
-			.run((context) -> assertFailure(context).hasMessageContaining(".load()")
-				.hasMessageContaining(
-						"returns reactor.core.publisher.Mono, whose work goes on after the method" + " returned"));
+			.withBean(ReturnsFlux.class)
+			.withBean(ReturnsPublisher.class)
+			.withBean(AsyncMethod.class)
+			.withBean(AsyncComposedMethod.class)
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
-	void fluxReturn() {
-		this.runner.withBean(ReturnsFlux.class)
-			.run((context) -> assertFailure(context).hasMessageContaining("returns reactor.core.publisher.Flux"));
+	void publisherTypeWithoutAdapter() {
+		this.runner.withBean(ReturnsOwnPublisher.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(".load()")
+				.hasMessageContaining("returns " + OwnPublisher.class.getName()
+						+ ", whose work goes on after the method returned, and no deferred ReactiveAdapter")
+				.hasMessageContaining("Return a Mono or a Flux"));
 	}
 
 	@Test
 	void plainFutureReturn() {
 		this.runner.withBean(ReturnsFuture.class)
-			.run((context) -> assertFailure(context).hasMessageContaining("returns java.util.concurrent.Future"));
+			.run((context) -> assertFailure(context)
+				.hasMessageContaining("returns java.util.concurrent.Future, a Future that is not a CompletionStage")
+				.hasMessageContaining("Return a CompletableFuture or CompletionStage"));
+	}
+
+	@Test
+	void asyncMethodReturningPlainFuture() {
+		this.runner.withBean(AsyncFutureMethod.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(".send()")
+				.hasMessageContaining("returns java.util.concurrent.Future, a Future that is not a CompletionStage"));
 	}
 
 	@Test
@@ -138,19 +154,6 @@ class DistributedLockStartupFailureTests {
 		this.runner.withBean(ReturnsFutureSubclass.class)
 			.run((context) -> assertFailure(context)
 				.hasMessageContaining("Declare the return type as CompletableFuture or CompletionStage"));
-	}
-
-	@Test
-	void asyncMethod() {
-		this.runner.withBean(AsyncMethod.class)
-			.run((context) -> assertFailure(context).hasMessageContaining(".send()")
-				.hasMessageContaining("the method is also @Async"));
-	}
-
-	@Test
-	void asyncMetaAnnotatedMethod() {
-		this.runner.withBean(AsyncComposedMethod.class)
-			.run((context) -> assertFailure(context).hasMessageContaining("the method is also @Async"));
 	}
 
 	@Test
@@ -386,6 +389,44 @@ class DistributedLockStartupFailureTests {
 		@DistributedLock
 		public Flux<String> load() {
 			return Flux.just("x");
+		}
+
+	}
+
+	static class ReturnsPublisher {
+
+		@DistributedLock(onFailure = OnFailure.SKIP)
+		public Publisher<String> load() {
+			return Flux.just("x");
+		}
+
+	}
+
+	/** A publisher type of its own, which no adapter of the registry can create. */
+	static class OwnPublisher implements Publisher<String> {
+
+		@Override
+		public void subscribe(Subscriber<? super String> subscriber) {
+			Flux.just("x").subscribe(subscriber);
+		}
+
+	}
+
+	static class ReturnsOwnPublisher {
+
+		@DistributedLock
+		public OwnPublisher load() {
+			return new OwnPublisher();
+		}
+
+	}
+
+	static class AsyncFutureMethod {
+
+		@Async
+		@DistributedLock
+		public Future<String> send() {
+			return CompletableFuture.completedFuture("x");
 		}
 
 	}

@@ -100,7 +100,7 @@ class LockMethodSpecTests {
 		RecordingLockOperations locks = new RecordingLockOperations();
 		ProxyFactory factory = new ProxyFactory(new Documents());
 		factory.setProxyTargetClass(true);
-		factory.addAdvice(new DistributedLockInterceptor(specs, () -> evaluator, () -> locks));
+		factory.addAdvice(new DistributedLockInterceptor(specs, () -> evaluator, () -> locks, null));
 		Documents proxy = (Documents) factory.getProxy();
 		for (int i = 0; i < 50; i++) {
 			proxy.readSeveral(i);
@@ -162,7 +162,7 @@ class LockMethodSpecTests {
 	private Documents proxy(LockOperations locks) {
 		ProxyFactory factory = new ProxyFactory(new Documents());
 		factory.setProxyTargetClass(true);
-		factory.addAdvice(new DistributedLockInterceptor(this.specs, LockKeyEvaluator::new, () -> locks));
+		factory.addAdvice(new DistributedLockInterceptor(this.specs, LockKeyEvaluator::new, () -> locks, null));
 		return (Documents) factory.getProxy();
 	}
 

@@ -23,7 +23,7 @@ import io.github.redislock.test.RedisServer;
 @PropertySource("classpath:io/github/redislock/annotation/locked-services.properties")
 @Import({ KeyFormServicesConfiguration.class, ConcurrentServicesConfiguration.class, FailureServicesConfiguration.class,
 		NestedServicesConfiguration.class, TransactionalServicesConfiguration.class,
-		CurrentLockServicesConfiguration.class })
+		CurrentLockServicesConfiguration.class, ReactiveServicesConfiguration.class })
 class LockedServicesConfiguration {
 
 	@Bean(destroyMethod = "close")
