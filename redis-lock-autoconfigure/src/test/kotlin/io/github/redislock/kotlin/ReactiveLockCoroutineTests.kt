@@ -1,6 +1,7 @@
 package io.github.redislock.kotlin
 
 import io.github.redislock.LockOptions
+import io.github.redislock.LockRequest
 import io.github.redislock.LockTemplate
 import io.github.redislock.ReactiveCurrentLock
 import io.github.redislock.ReactiveLockTemplate
@@ -24,6 +25,8 @@ import org.assertj.core.api.Assertions.assertThatIllegalStateException
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
+import java.time.Duration
+import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicInteger
 
 /**
@@ -74,28 +77,34 @@ class ReactiveLockCoroutineTests {
 
 	@Test
 	fun concurrentCoroutinesNeverOverlap(): Unit = runBlocking(Dispatchers.Default) {
-		val inside = AtomicInteger()
+		val inside = ConcurrentHashMap<String, AtomicInteger>()
 		val overlaps = AtomicInteger()
-		var unsafeCount = 0
-		val tokens = (1..COROUTINES).map {
+		val counts = ConcurrentHashMap<String, Int>()
+		val tokens = (0 until COROUTINES).map { i ->
+			val key = KEYS[i % KEYS.size]
+			// A long wait: the last of 50 waiters of a key waits for 49 holders, however loaded the machine.
+			val request = LockRequest.of(key).waitTime(Duration.ofSeconds(60))
 			async {
-				this@ReactiveLockCoroutineTests.reactive.execute("counter", mono {
-					if (inside.incrementAndGet() > 1) {
+				this@ReactiveLockCoroutineTests.reactive.execute(request, mono {
+					val gauge = inside.computeIfAbsent(key) { AtomicInteger() }
+					if (gauge.incrementAndGet() > 1) {
 						overlaps.incrementAndGet()
 					}
 					val token = ReactiveCurrentLock.fencingToken().awaitSingle()
-					val value = unsafeCount
+					val value = counts[key] ?: 0
 					delay(1)
-					unsafeCount = value + 1
-					inside.decrementAndGet()
-					token
+					counts[key] = value + 1
+					gauge.decrementAndGet()
+					key to token
 				}).awaitSingle()
 			}
 		}.awaitAll()
 		assertThat(overlaps.get()).isZero()
-		assertThat(unsafeCount).isEqualTo(COROUTINES)
-		assertThat(tokens).doesNotHaveDuplicates()
-		assertThat(this@ReactiveLockCoroutineTests.blocking.isLocked("counter")).isFalse()
+		for (key in KEYS) {
+			assertThat(counts[key]).isEqualTo(COROUTINES / KEYS.size)
+			assertThat(tokens.filter { it.first == key }.map { it.second }).doesNotHaveDuplicates()
+			assertThat(this@ReactiveLockCoroutineTests.blocking.isLocked(key)).isFalse()
+		}
 	}
 
 	@Test
@@ -120,6 +129,8 @@ class ReactiveLockCoroutineTests {
 	private companion object {
 
 		const val COROUTINES = 200
+
+		val KEYS = listOf("counter:a", "counter:b", "counter:c", "counter:d")
 
 	}
 

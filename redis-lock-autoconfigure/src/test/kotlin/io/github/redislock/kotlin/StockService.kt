@@ -33,9 +33,11 @@ class StockService {
 
 	/**
 	 * Sell one item of the product: read the count, suspend, write it back one higher.
+	 * The wait is long: the last of 50 buyers of a product waits for 49 holders, however
+	 * loaded the machine.
 	 * @return the count after this sale
 	 */
-	@DistributedLock(key = ["stock:#id"], waitTime = "20s")
+	@DistributedLock(key = ["stock:#id"], waitTime = "60s")
 	suspend fun buy(id: String): Int {
 		val gauge = this.inside.computeIfAbsent(id) { AtomicInteger() }
 		if (gauge.incrementAndGet() > 1) {
