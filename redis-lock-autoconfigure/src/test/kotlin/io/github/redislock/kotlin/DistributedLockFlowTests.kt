@@ -2,6 +2,7 @@ package io.github.redislock.kotlin
 
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.flow.onEach
 import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
@@ -57,7 +58,13 @@ class DistributedLockFlowTests {
 
 	@Test
 	fun collectorThatTakesOneElementReleasesTheLock(): Unit = runBlocking {
-		assertThat(this@DistributedLockFlowTests.stock.feed("2", 1_000).take(1).toList()).containsExactly(1)
+		var heldAtFirst = false
+		val first = this@DistributedLockFlowTests.stock.feed("2", 1_000)
+			.onEach { heldAtFirst = "feed:2" in this@DistributedLockFlowTests.locks.names() }
+			.take(1)
+			.toList()
+		assertThat(first).containsExactly(1)
+		assertThat(heldAtFirst).isTrue()
 		await().untilAsserted { assertThat(this@DistributedLockFlowTests.locks.names()).doesNotContain("feed:2") }
 		assertThat(this@DistributedLockFlowTests.stock.feed("2", 2).toList()).containsExactly(1, 2)
 	}
