@@ -11,7 +11,8 @@ import org.springframework.core.annotation.AliasFor;
 
 /**
  * Runs the annotated method of a Spring bean under a distributed lock, acquired before
- * the method runs and released when it returns or throws:
+ * the method runs and released when it returns or throws (or, for asynchronous and
+ * reactive methods, when its work ends: see "Return types" below):
  *
  * <pre class="code">
  * &#64;DistributedLock(key = "order:#order.id", waitTime = "2s")
@@ -64,11 +65,30 @@ import org.springframework.core.annotation.AliasFor;
  *
  * <h2>Return types</h2> A method returning {@link java.util.concurrent.CompletionStage}
  * or {@link java.util.concurrent.CompletableFuture} keeps its locks until the returned
- * stage completes; the caller gets a future that completes after the release. Other
- * asynchronous methods (Reactor {@code Mono} and {@code Flux}, other
- * {@code org.reactivestreams.Publisher} types, plain {@link java.util.concurrent.Future},
- * {@code @Async} methods, Kotlin suspending functions) are rejected at start-up, since
- * their work would outlive the lock.
+ * stage completes; the caller gets a future that completes after the release.
+ * <p>
+ * A method returning a Reactor {@code Mono} or {@code Flux}, or any deferred type that
+ * Spring's {@code ReactiveAdapterRegistry} adapts to them (a Reactive Streams
+ * {@code Publisher}, a {@code java.util.concurrent.Flow.Publisher}, a Kotlin
+ * {@code Flow}, RxJava types with RxJava on the classpath), and a Kotlin {@code suspend}
+ * function, holds its locks from subscription to termination, through
+ * {@link ReactiveLockOperations}: the locks are requested when the result is subscribed
+ * to, without a thread waiting for them; the method itself is invoked, and its publisher
+ * subscribed to, once they are granted; they are released when the publisher completes,
+ * fails or is cancelled, and a {@code Mono}'s value is emitted after the release. The
+ * lock is {@linkplain ReactiveCurrentLock read from the Reactor Context}, not from
+ * {@link CurrentLock}, and a nested annotated method of the same key in the same reactive
+ * chain re-enters it. This needs Reactor (and, for {@code suspend} functions,
+ * {@code kotlinx-coroutines-reactor}) on the classpath.
+ * <p>
+ * On an {@code @Async} method the locks are taken on the executor thread that runs it,
+ * for its whole run, and until its returned {@code CompletableFuture} completes; never on
+ * the caller's thread.
+ * <p>
+ * Rejected at start-up, since their work would outlive the lock: a plain
+ * {@link java.util.concurrent.Future}, a {@code CompletableFuture} subclass, and a
+ * publisher type that no deferred adapter of the registry creates (a {@code Publisher}
+ * class of one's own, RxJava types without RxJava's adapter).
  *
  * <h2>Observability</h2> Metrics and traces report the method's locks under the name
  * {@code BeanClass.method}, whatever their keys, so that ids in keys never become metric
@@ -174,21 +194,24 @@ public @interface DistributedLock {
 	enum OnFailure {
 
 		/**
-		 * Throw {@link LockTimeoutException}.
+		 * Throw {@link LockTimeoutException}, or, for a method that returns a publisher,
+		 * end it with that error.
 		 */
 		THROW,
 
 		/**
 		 * Do not run the method and return {@code null},
 		 * {@link java.util.Optional#empty()} for an {@code Optional} return type, or a
-		 * completed future of either for a {@code CompletionStage}. Rejected at start-up
-		 * on methods returning a primitive.
+		 * completed future of either for a {@code CompletionStage}, an empty publisher
+		 * for a method that returns one. Rejected at start-up on methods returning a
+		 * primitive or a publisher type that cannot be empty.
 		 */
 		SKIP,
 
 		/**
 		 * Call the {@link DistributedLock#fallback() fallback} method instead and return
-		 * its result.
+		 * its result; for a method that returns a publisher, the fallback is called when
+		 * the wait runs out and its publisher is subscribed to in place of the method's.
 		 */
 		FALLBACK
 

@@ -23,6 +23,7 @@ import org.springframework.util.function.SingletonSupplier;
 
 import io.github.redislock.DistributedLock;
 import io.github.redislock.LockOperations;
+import io.github.redislock.ReactiveLockOperations;
 
 /**
  * Applies {@link DistributedLock @DistributedLock} to the beans whose methods (or the
@@ -43,7 +44,9 @@ import io.github.redislock.LockOperations;
  * {@link LockConfigurationException} stops the context at the first problem. The
  * {@link LockOperations} bean is looked up on the first locked call, so this
  * post-processor does not create it early; its existence is checked with the first
- * annotated bean. A {@link LockKeyEvaluator} bean is used when there is one.
+ * annotated bean, and so is the {@link ReactiveLockOperations} bean's with the first bean
+ * whose methods return a publisher or suspend. A {@link LockKeyEvaluator} bean is used
+ * when there is one.
  *
  * @author redis-lock
  */
@@ -59,6 +62,8 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 	private @Nullable BeanFactory lockBeanFactory;
 
 	private volatile boolean lockOperationsChecked;
+
+	private volatile boolean reactiveLockOperationsChecked;
 
 	/**
 	 * Create a post-processor that locks with the context's {@link LockOperations} bean.
@@ -88,8 +93,11 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 		if (!(bean instanceof AopInfrastructureBean)) {
 			Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
 			if (isEligible(targetClass)) {
-				this.specs.validate(targetClass);
+				boolean reactive = this.specs.validate(targetClass);
 				checkLockOperations(targetClass);
+				if (reactive) {
+					checkReactiveLockOperations(targetClass);
+				}
 				int async = asyncAdvisorIndex(bean, targetClass);
 				if (async >= 0) {
 					((Advised) bean).addAdvisor(async + 1, this.advisor);
@@ -142,6 +150,21 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 							+ " or define a LockTemplate bean");
 		}
 		this.lockOperationsChecked = true;
+	}
+
+	private void checkReactiveLockOperations(Class<?> targetClass) {
+		if (this.reactiveLockOperationsChecked || !(this.lockBeanFactory instanceof ListableBeanFactory beanFactory)) {
+			return;
+		}
+		if (BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, ReactiveLockOperations.class, true,
+				false).length == 0) {
+			throw new LockConfigurationException(ClassUtils.getUserClass(targetClass), null, null,
+					"it has methods that return a publisher or suspend, but there is no ReactiveLockOperations bean"
+							+ " to lock them with",
+					"Let ReactiveLockAutoConfiguration create a ReactiveLockTemplate (it needs Reactor on the"
+							+ " classpath and a single LockEngine bean), or define a ReactiveLockOperations bean");
+		}
+		this.reactiveLockOperationsChecked = true;
 	}
 
 	private LockOperations lockOperations() {

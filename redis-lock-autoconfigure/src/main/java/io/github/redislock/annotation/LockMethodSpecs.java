@@ -37,13 +37,18 @@ final class LockMethodSpecs {
 
 	/**
 	 * Build the specs of every annotated method of a bean class.
+	 * @return whether a method returns a publisher (or suspends), which locks through
+	 * {@code ReactiveLockOperations}
 	 * @throws LockConfigurationException for the first invalid declaration
 	 */
-	void validate(Class<?> targetClass) {
+	boolean validate(Class<?> targetClass) {
+		boolean reactive = false;
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(targetClass,
 				ReflectionUtils.USER_DECLARED_METHODS)) {
-			get(method, targetClass);
+			LockMethodSpec spec = get(method, targetClass);
+			reactive |= spec != null && spec.reactive() != null;
 		}
+		return reactive;
 	}
 
 	/**

@@ -32,6 +32,7 @@ import org.springframework.scheduling.annotation.Async;
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
 import io.github.redislock.LockMode;
+import io.github.redislock.autoconfigure.ReactiveLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -47,10 +48,16 @@ class DistributedLockStartupFailureTests {
 
 	private final ApplicationContextRunner runner;
 
+	private final ApplicationContextRunner reactiveRunner;
+
 	DistributedLockStartupFailureTests(RedisServer redis) {
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+		this.runner = runner(redis, DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class);
+		this.reactiveRunner = runner(redis, DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class,
+				ReactiveLockAutoConfiguration.class);
+	}
+
+	private static ApplicationContextRunner runner(RedisServer redis, Class<?>... autoConfigurations) {
+		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(autoConfigurations))
 			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
 					"locks.wait=3s");
 	}
@@ -117,12 +124,20 @@ class DistributedLockStartupFailureTests {
 
 	@Test
 	void reactiveAndAsyncDeclarationsStart() {
-		this.runner.withBean(ReturnsMono.class)
+		this.reactiveRunner.withBean(ReturnsMono.class)
 			.withBean(ReturnsFlux.class)
 			.withBean(ReturnsPublisher.class)
 			.withBean(AsyncMethod.class)
 			.withBean(AsyncComposedMethod.class)
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void reactiveMethodWithoutReactiveLockOperationsBean() {
+		this.runner.withBean(ReturnsMono.class)
+			.run((context) -> assertFailure(context).hasMessageContaining(ReturnsMono.class.getName())
+				.hasMessageContaining("there is no ReactiveLockOperations bean to lock them with")
+				.hasMessageContaining("define a ReactiveLockOperations bean"));
 	}
 
 	@Test
