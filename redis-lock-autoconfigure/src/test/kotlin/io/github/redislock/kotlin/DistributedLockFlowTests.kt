@@ -74,7 +74,8 @@ class DistributedLockFlowTests {
 		val collected = mutableListOf<Int>()
 		assertThatExceptionOfType(TimeoutCancellationException::class.java).isThrownBy {
 			runBlocking {
-				withTimeout(200) {
+				// Long enough for the grant on a loaded machine, far shorter than the feed's 20 s.
+				withTimeout(1_000) {
 					this@DistributedLockFlowTests.stock.feed("3", 1_000).collect {
 						assertThat(this@DistributedLockFlowTests.locks.names()).contains("feed:3")
 						collected.add(it)
