@@ -2,6 +2,7 @@ package io.github.redislock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -85,7 +86,8 @@ final class ReactiveOrderedAcquisition {
 		if (requests == null || requests.isEmpty()) {
 			throw new IllegalArgumentException("A reactive execution needs at least one lock request");
 		}
-		if (requests.contains(null)) {
+		// Not contains(null): immutable lists throw for it.
+		if (requests.stream().anyMatch(Objects::isNull)) {
 			throw new IllegalArgumentException("The lock requests must not contain null: " + requests);
 		}
 		if (action == null) {

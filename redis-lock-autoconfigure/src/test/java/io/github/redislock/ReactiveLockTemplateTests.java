@@ -2,6 +2,7 @@ package io.github.redislock;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -400,6 +401,46 @@ class ReactiveLockTemplateTests {
 			Section section = sections.enter(key, Thread.currentThread(), token);
 			return action.doOnTerminate(() -> sections.exit(section));
 		});
+	}
+
+	@Test
+	void severalLocksAreHeldTogetherAndReleasedAtTheEnd() {
+		List<LockRequest> requests = List.of(LockRequest.of("account:1"), LockRequest.of("account:2"));
+		Mono<List<String>> holders = Mono
+			.fromCallable(() -> List.of(String.valueOf(LockKeyValues.holder(this.cli, "redis-lock:{account:1}")),
+					String.valueOf(LockKeyValues.holder(this.cli, "redis-lock:{account:2}"))));
+		assertThat(this.reactive.execute(requests, holders).block(LONG_WAIT)).doesNotContain("null");
+		assertThat(this.reactive.executeMany(requests, holders.flux()).blockLast(LONG_WAIT)).doesNotContain("null");
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{account:1}")).isNull();
+		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{account:2}")).isNull();
+	}
+
+	@Test
+	void severalLocksShareOneBudgetAndATimeoutGivesBackThoseTaken() {
+		List<LockRequest> requests = List.of(LockRequest.of("account:3").waitTime(Duration.ofMillis(300)),
+				LockRequest.of("account:4"));
+		AtomicBoolean ran = new AtomicBoolean();
+		try (LockHandle held = this.blocking.lock("account:4")) {
+			assertThatExceptionOfType(LockTimeoutException.class)
+				.isThrownBy(
+						() -> this.reactive.execute(requests, Mono.fromRunnable(() -> ran.set(true))).block(LONG_WAIT))
+				.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("account:4"))
+				.satisfies((ex) -> assertThat(ex.getWaitTime()).isEqualTo(Duration.ofMillis(300)));
+			assertThat(LockKeyValues.holder(this.cli, "redis-lock:{account:3}")).isNull();
+		}
+		assertThat(ran).isFalse();
+	}
+
+	@Test
+	void severalLocksNeedValidRequests() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.reactive.execute(List.of(), Mono.just(1)))
+			.withMessageContaining("at least one lock request");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.reactive.executeMany(Arrays.asList(LockRequest.of("a"), null), Flux.just(1)))
+			.withMessageContaining("must not contain null");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.reactive.execute(List.of(LockRequest.of("a")), (Mono<Integer>) null))
+			.withMessageContaining("must not be null");
 	}
 
 	private void awaitWaiters(int count) {
