@@ -61,6 +61,14 @@ abstract class BatchedRenewalTests {
 	}
 
 	/**
+	 * The fixture of this test.
+	 * @return the fixture
+	 */
+	protected LockFixture locks() {
+		return this.locks;
+	}
+
+	/**
 	 * A fixture on the topology under test, closed after each test.
 	 * @return the fixture
 	 */
