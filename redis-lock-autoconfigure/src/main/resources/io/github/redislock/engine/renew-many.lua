@@ -7,7 +7,8 @@
 -- ARGV[3i]       new lease of lease i in milliseconds
 -- Reply:         one number per key, in order: 1 when renewed; 0 when that lock is lost to its owner (expired, released
 --                or another owner's). Renewing twice is harmless, as for each script alone: a replay sets the same
---                lease again, from a later time.
+--                lease again, from a later time. A key of the wrong type (something else written there) answers 0 for
+--                that key alone, where the script of one lease fails: it must not fail the other leases of the call.
 local now
 local result = {}
 for i = 1, #KEYS do
@@ -18,7 +19,8 @@ for i = 1, #KEYS do
 			local clock = redis.call('time')
 			now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 		end
-		local ends = tonumber(redis.call('hget', key, owner))
+		local ends = redis.pcall('hget', key, owner)
+		ends = (type(ends) == 'string') and tonumber(ends) or nil
 		if ends and ends > now then
 			redis.call('hset', key, owner, now + tonumber(lease))
 			if redis.call('pttl', key) < tonumber(lease) then
@@ -27,8 +29,8 @@ for i = 1, #KEYS do
 			renewed = 1
 		end
 	else
-		local value = redis.call('get', key)
-		if value and (value == owner or string.sub(value, 1, #owner + 3) == 'h|' .. owner .. '|') then
+		local value = redis.pcall('get', key)
+		if type(value) == 'string' and (value == owner or string.sub(value, 1, #owner + 3) == 'h|' .. owner .. '|') then
 			redis.call('pexpire', key, lease)
 			renewed = 1
 		end

@@ -133,8 +133,8 @@ abstract class BatchedRenewalTests {
 		}
 		StringRedisTemplate data = this.locks.data();
 		// A third of the locks of each kind taken away in Redis: exclusive ones taken
-		// over by another owner, with no expiry; fair ones expired; readers' leases
-		// ended.
+		// over by another owner, with no expiry (one overwritten by a hash); fair ones
+		// expired; readers' leases ended.
 		Set<String> stolen = new HashSet<>();
 		for (int i = 0; i < names.size(); i++) {
 			String name = names.get(i);
@@ -143,7 +143,17 @@ abstract class BatchedRenewalTests {
 			}
 			stolen.add(name);
 			switch (i % 9) {
-				case 0 -> data.opsForValue().set(LockFixture.lockKey(name), "thief:" + i);
+				case 0 -> {
+					if (i == 0) {
+						// Something else written at the key, of another type: Redis
+						// refuses to read it as a lock, which loses this lease alone.
+						data.delete(LockFixture.lockKey(name));
+						data.opsForHash().put(LockFixture.lockKey(name), "not", "a lock");
+					}
+					else {
+						data.opsForValue().set(LockFixture.lockKey(name), "thief:" + i);
+					}
+				}
 				case 1 -> data.delete(LockFixture.lockKey(name));
 				default -> {
 					String holders = readWriteKey(name);
@@ -174,7 +184,7 @@ abstract class BatchedRenewalTests {
 			String name = names.get(i);
 			if (stolen.contains(name)) {
 				assertThat(observer.losses(name)).as("losses of " + name).isEqualTo(1);
-				if (i % 9 == 0) {
+				if (i % 9 == 0 && i > 0) {
 					// Not extended: the renewal checked the owner, key by key.
 					assertThat(data.opsForValue().get(LockFixture.lockKey(name))).isEqualTo("thief:" + i);
 					assertThat(data.getExpire(LockFixture.lockKey(name), TimeUnit.MILLISECONDS)).isEqualTo(-1L);
