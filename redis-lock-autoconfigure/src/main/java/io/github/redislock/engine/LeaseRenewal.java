@@ -2,6 +2,7 @@ package io.github.redislock.engine;
 
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
+import io.lettuce.core.cluster.SlotHash;
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.engine.ScriptBatches.PreparedCall;
@@ -38,6 +39,19 @@ final class LeaseRenewal {
 	/** The renewal script call, encoded at the first renewal; tick thread only. */
 	private @Nullable PreparedCall<Long> call;
 
+	/**
+	 * The lease's cluster slot, computed with its first renewal; tick thread only, -1
+	 * until then.
+	 */
+	private int slot = -1;
+
+	/**
+	 * Whether the next renewal goes alone rather than with others of its slot: a slot
+	 * being migrated refuses a script on several keys when only some of them moved
+	 * ({@code TRYAGAIN}), where one on a single key is redirected to wherever its key is.
+	 */
+	private volatile boolean alone;
+
 	LeaseRenewal(LockLease lease) {
 		this.lease = lease;
 	}
@@ -63,6 +77,28 @@ final class LeaseRenewal {
 			this.call = prepared;
 		}
 		return prepared;
+	}
+
+	/** The lease's cluster slot, from the key of its renewal call. */
+	int slot(LockScripts scripts) {
+		if (this.slot < 0) {
+			this.slot = SlotHash.getSlot(call(scripts).keys()[0]);
+		}
+		return this.slot;
+	}
+
+	/** Send the next renewal alone: its slot is being migrated. */
+	void sendAlone() {
+		this.alone = true;
+	}
+
+	/** Whether this renewal goes alone; the one after it goes with others again. */
+	boolean takeAlone() {
+		if (!this.alone) {
+			return false;
+		}
+		this.alone = false;
+		return true;
 	}
 
 	/** Record a renewal sent at the given time, never {@link #NONE}. */

@@ -219,6 +219,16 @@ abstract class LockKind {
 	}
 
 	/**
+	 * How {@code renew-many.lua} renews a lease of this kind, one of the many it renews
+	 * in one call, on the key and with the arguments of
+	 * {@link #renewCall(LockKeys, LockLease)}: {@code "k"}, as {@code renew.lua}, for
+	 * every kind whose renew key holds the owner token.
+	 */
+	String renewManyMode() {
+		return "k";
+	}
+
+	/**
 	 * What a release message asks of this JVM's waiters, when it is a message of this
 	 * kind.
 	 * @param ownPrefix how this JVM's owner tokens begin

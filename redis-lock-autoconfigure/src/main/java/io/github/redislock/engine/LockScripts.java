@@ -163,23 +163,21 @@ final class LockScripts {
 	}
 
 	/**
-	 * Extend the owners' leases, sent together without waiting for the answers.
-	 * @param renewals from {@link #renewal(LockLease)}
-	 * @param answers told the answer to the renewal at the same index, on the Redis
-	 * client's thread: {@link #isRenewed} tells whether the lease was extended, or the
-	 * lock no longer the owner's
-	 */
-	void renewAllAsync(List<PreparedCall<Long>> renewals, List<? extends Answer<Long>> answers) {
-		this.redis.executeAllAsync(renewals, answers);
-	}
-
-	/**
 	 * Run the calls, sent together without waiting for the answers.
 	 * @param answers told the answer to the call at the same index, on the Redis client's
 	 * thread
+	 * @throws RuntimeException when the connection could not be opened; then none is told
 	 */
-	void executeAllAsync(List<PreparedCall<Long>> calls, List<? extends Answer<Long>> answers) {
+	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
 		this.redis.executeAllAsync(calls, answers);
+	}
+
+	/**
+	 * Whether Redis is a cluster, where a script may only touch the keys of one slot.
+	 * @throws RuntimeException when the connection could not be opened
+	 */
+	boolean isCluster() {
+		return this.redis.isCluster();
 	}
 
 	/**

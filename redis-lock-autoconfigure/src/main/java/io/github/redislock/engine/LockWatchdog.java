@@ -17,8 +17,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.log.LogMessage;
 
-import io.github.redislock.engine.ScriptBatches.PreparedCall;
-
 /**
  * Renews the leases that have no fixed length, from one scheduler thread that never waits
  * for Redis.
@@ -28,10 +26,12 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  * There is no timer per lock: a lease is due for renewal a renewal interval after its
  * last renewal was sent (or its grant requested), and a {@link RenewalSchedule} hands the
  * tick thread the leases that fell due since its last tick, a tenth of the interval
- * apart. The tick sends their renewals (the owner-checked {@code renew.lua}) together,
- * pipelined and written to the connection in batches, and goes on without waiting for the
- * answers: a slow answer, such as one from a stalled cluster shard, holds up no other
- * renewal.
+ * apart. The tick sends their renewals together, pipelined and written to the connection
+ * in batches, and goes on without waiting for the answers: a slow answer, such as one
+ * from a stalled cluster shard, holds up no other renewal. One script call renews up to a
+ * {@linkplain RenewalChunks chunk} of leases (of one slot on a cluster), each
+ * owner-checked as by its kind's renew script alone, so many held locks cost a call per
+ * chunk rather than per lock; each lease still has an outcome of its own.
  *
  * <p>
  * An answer is recorded on the Redis client's thread and taken by the next tick, in the
@@ -91,12 +91,14 @@ final class LockWatchdog implements AutoCloseable {
 	private static final long BACKLOG_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	/**
-	 * Renewals written to the connection at once: enough to spare a system call per
-	 * renewal, few enough that other commands get their turn between batches.
+	 * Leases whose renewals are written to the connection at once, in chunks: enough to
+	 * spare a system call per chunk, few enough that other commands get their turn
+	 * between batches.
 	 */
 	private static final int BATCH = 1000;
 
-	private final LockScripts scripts;
+	/** Sends the renewals, many leases to a script call. */
+	private final RenewalChunks chunks;
 
 	private final long leaseNanos;
 
@@ -130,7 +132,7 @@ final class LockWatchdog implements AutoCloseable {
 	 */
 	LockWatchdog(LockScripts scripts, Duration lease, Duration renewInterval, @Nullable LeaseEvents events) {
 		warnIfTimeoutDoesNotFit(scripts.commands().commandTimeoutMillis(), lease, renewInterval);
-		this.scripts = scripts;
+		this.chunks = new RenewalChunks(scripts);
 		this.leaseNanos = lease.toNanos();
 		this.renewIntervalNanos = renewInterval.toNanos();
 		this.window = new RenewalWindow(Math.min(this.renewIntervalNanos / 4, TimeUnit.MILLISECONDS.toNanos(250)),
@@ -247,12 +249,8 @@ final class LockWatchdog implements AutoCloseable {
 	private void send(List<LeaseRenewal> batch, long now) {
 		long sentAt = (now != LeaseRenewal.NONE) ? now : now + 1;
 		List<RenewalAttempt> attempts = this.window.sent(batch, sentAt);
-		List<PreparedCall<Long>> calls = new ArrayList<>(batch.size());
-		for (LeaseRenewal renewal : batch) {
-			calls.add(renewal.call(this.scripts));
-		}
 		try {
-			this.scripts.renewAllAsync(calls, attempts);
+			this.chunks.send(attempts);
 		}
 		catch (RuntimeException ex) {
 			for (RenewalAttempt attempt : attempts) {

@@ -81,6 +81,12 @@ abstract class ReadWriteLockKind extends LockKind {
 				Long.toString(leaseMillis));
 	}
 
+	/** As {@code rw-renew.lua}, on the holders. */
+	@Override
+	String renewManyMode() {
+		return "h";
+	}
+
 	@Override
 	@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix) {
 		return (message.length > 0 && message[0] == BROADCAST) ? WakeUp.ALL : null;

@@ -23,6 +23,13 @@ import io.lettuce.core.RedisCommandTimeoutException;
  * timeout, and a margin), by its lease being released, or by its lease running out,
  * whichever comes first.
  *
+ * <p>
+ * The window counts leases, not script calls: a lease renewed in a chunk with others
+ * ({@link RenewalChunks}) counts as one, as when renewed alone, since what Redis spends
+ * on renewals, and how long a lock call waits behind them, grows with the leases renewed
+ * more than with the calls. The leases of a chunk are sent, answered and settled
+ * together.
+ *
  * @author redis-lock
  */
 final class RenewalWindow {

@@ -16,6 +16,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
@@ -161,6 +162,15 @@ final class ScriptCommands implements AutoCloseable {
 	 */
 	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
 		ScriptBatches.sendAll(commands(), calls, answers);
+	}
+
+	/**
+	 * Whether the connection is to a Redis Cluster, where one script may only touch the
+	 * keys of one slot.
+	 * @throws RuntimeException when the connection could not be opened
+	 */
+	boolean isCluster() {
+		return !(commands() instanceof RedisAsyncCommands<byte[], byte[]>);
 	}
 
 	/**
