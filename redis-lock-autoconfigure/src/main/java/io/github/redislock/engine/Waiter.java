@@ -57,6 +57,12 @@ final class Waiter {
 
 	private final AtomicReference<@Nullable LockHold> handoff = new AtomicReference<>();
 
+	/**
+	 * When the waiter was created, as it started to wait: how long it waits decides
+	 * whether it may be barged.
+	 */
+	private final long waitingSince = System.nanoTime();
+
 	private volatile boolean signalled;
 
 	/** Whether the thread is parked in {@link #await} now, for diagnostics. */
@@ -97,6 +103,16 @@ final class Waiter {
 	/** The thread that would re-enter a hold handed to this waiter, if any may. */
 	@Nullable Thread reentrantThread() {
 		return this.reentrant ? this.thread : null;
+	}
+
+	/**
+	 * Whether a lock released for this waiter may be left vacant for any thread of this
+	 * JVM to take ({@link ChannelWaiters#handOff}): not once the waiter has waited for
+	 * the given time, and never for a pending acquisition, whose rounds run on other
+	 * threads and would rarely win the race.
+	 */
+	boolean mayBeBarged(long starvingNanos) {
+		return this.thread != null && System.nanoTime() - this.waitingSince < starvingNanos;
 	}
 
 	/** Whether the thread that wakes this waiter sends its acquisition. */
