@@ -171,7 +171,9 @@ final class ChannelWaiters {
 			if (waiter.acceptsHandoff()) {
 				if (released != null && waiter.mayBeBarged(starvingNanos)) {
 					this.vacant = released;
-					if (!waiter.isSignalled()) {
+					// A napping waiter wakes by itself soon enough: a barger will most
+					// likely have taken the lock again by then.
+					if (!waiter.isSignalled() && !waiter.isNapping()) {
 						waiter.signal();
 					}
 					return true;

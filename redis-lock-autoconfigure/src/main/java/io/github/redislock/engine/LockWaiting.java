@@ -92,6 +92,7 @@ final class LockWaiting {
 			throw new LockAccessException(acquisition.key(), "wait for", ex);
 		}
 		boolean barges = kind.barges() && acquisition.renewed();
+		boolean woken = false;
 		LockHold hold = null;
 		try {
 			while (true) {
@@ -108,10 +109,19 @@ final class LockWaiting {
 				long sleepNanos;
 				LockHold local = kind.handsOver() ? this.holds.ofThread(kind, acquisition.key()) : null;
 				long yielding = kind.yields() ? this.subscriptions.yieldingNanos(channel) : 0;
+				boolean nap = false;
 				if (LocalHolds.isHeldByAnotherThread(local)) {
 					// Its release wakes a queued waiter: by hand-over, or by the release
 					// message.
 					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
+					long untilStarving = waiter.nanosUntilStarving(LocalHandOver.STARVING_NANOS);
+					if (barges && woken && untilStarving > 0) {
+						// Woken for a lock another thread barged into: it will likely do
+						// so
+						// again, so sleep without being woken until handed the lock.
+						sleepNanos = Math.min(sleepNanos, untilStarving);
+						nap = true;
+					}
 				}
 				else if (yielding > 0) {
 					sleepNanos = yielding;
@@ -132,7 +142,14 @@ final class LockWaiting {
 					// Wake in time to renew the place in line.
 					sleepNanos = Math.min(sleepNanos, LINE_RENEW_NANOS);
 				}
-				waiter.await(Math.min(remaining, Math.max(sleepNanos, 1_000_000)));
+				waiter.napping(nap);
+				try {
+					waiter.await(Math.min(remaining, nap ? sleepNanos : Math.max(sleepNanos, 1_000_000)));
+				}
+				finally {
+					waiter.napping(false);
+				}
+				woken = true;
 			}
 		}
 		catch (InterruptedException ex) {

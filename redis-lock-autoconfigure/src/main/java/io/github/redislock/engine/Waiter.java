@@ -65,6 +65,13 @@ final class Waiter {
 
 	private volatile boolean signalled;
 
+	/**
+	 * Whether the thread sleeps, after another thread of this JVM barged ahead of it,
+	 * only until it would be handed the lock: a lock left vacant meanwhile need not wake
+	 * it.
+	 */
+	private volatile boolean napping;
+
 	/** Whether the thread is parked in {@link #await} now, for diagnostics. */
 	private volatile boolean sleeping;
 
@@ -113,6 +120,23 @@ final class Waiter {
 	 */
 	boolean mayBeBarged(long starvingNanos) {
 		return this.thread != null && System.nanoTime() - this.waitingSince < starvingNanos;
+	}
+
+	/**
+	 * How long until this waiter has waited the given time, after which it is no longer
+	 * barged; 0 or less once it has.
+	 */
+	long nanosUntilStarving(long starvingNanos) {
+		return this.waitingSince + starvingNanos - System.nanoTime();
+	}
+
+	/** Record whether the thread naps: sleeps at most until it is no longer barged. */
+	void napping(boolean napping) {
+		this.napping = napping;
+	}
+
+	boolean isNapping() {
+		return this.napping;
 	}
 
 	/** Whether the thread that wakes this waiter sends its acquisition. */
