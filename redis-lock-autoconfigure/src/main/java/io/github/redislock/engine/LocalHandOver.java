@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  * <b>Few wake-ups for nothing.</b> A waiter woken for a vacant lock that a barger took
  * first <em>naps</em>: it sleeps only until it has waited long enough to be handed the
  * lock, and the vacant locks left meanwhile do not wake it, since in a busy line a barger
- * takes nearly every one. A vacant lock that nobody takes stays idle until then at most,
- * a fraction of the threshold.
+ * takes nearly every one. A vacant lock that nobody takes stays idle until the waiter
+ * wakes by itself, within the threshold.
  *
  * <p>
  * <b>Never stranded.</b> A vacant hold is kept by the channel's {@link ChannelWaiters}
@@ -54,9 +54,10 @@ final class LocalHandOver {
 	static final int MAX_HANDOFFS = 16;
 
 	/**
-	 * How long a waiter may be barged: about the time 8 threads take to go through a
-	 * critical section of two round trips each, so that in a busy line barging is
-	 * frequent, yet well below the 20 ms that a waiter of a hot key should wait at most.
+	 * How long a waiter may be barged: about twice the time 8 threads take to run a
+	 * critical section of two round trips each on a local network (8 x 140 us), so that a
+	 * waiter in a busy line is barged for about one turn of the line before it is served,
+	 * and well below the 20 ms that a waiter of a hot key should wait at most.
 	 */
 	static final long STARVING_MILLIS = 2;
 
