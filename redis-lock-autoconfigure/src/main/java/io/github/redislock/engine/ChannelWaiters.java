@@ -1,6 +1,7 @@
 package io.github.redislock.engine;
 
 import java.util.ArrayDeque;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -50,6 +51,12 @@ final class ChannelWaiters {
 
 	private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
 
+	/**
+	 * A released hold whose lease this JVM keeps for the next local owner: the first of
+	 * this JVM's threads to ask takes it, a barger or the waiter woken for it.
+	 */
+	private @Nullable LockHold vacant;
+
 	/** Threads waiting for the subscription before they queue. */
 	private int joining;
 
@@ -75,8 +82,12 @@ final class ChannelWaiters {
 		}
 	}
 
-	/** Remove a waiter, passing on a signal it did not use. */
-	synchronized void remove(Waiter waiter) {
+	/**
+	 * Remove a waiter, passing on a signal it did not use.
+	 * @return the vacant hold, if there is one, which the caller must release again: the
+	 * waiter that leaves may be the one woken to take it, or the last one
+	 */
+	synchronized @Nullable LockHold remove(Waiter waiter) {
 		this.queue.remove(waiter);
 		if (this.queue.isEmpty()) {
 			this.idleSince = System.nanoTime();
@@ -84,6 +95,9 @@ final class ChannelWaiters {
 		if (waiter.isSignalled()) {
 			signalOne();
 		}
+		LockHold vacant = this.vacant;
+		this.vacant = null;
+		return vacant;
 	}
 
 	/** Wake the first waiter not yet woken. */
@@ -141,15 +155,29 @@ final class ChannelWaiters {
 	}
 
 	/**
-	 * Hand a lock to the first waiter that accepts a hand-over.
+	 * Hand a lock to the first waiter that accepts a hand-over, or leave it vacant for
+	 * the first thread of this JVM that asks, and wake that waiter to ask.
+	 * @param released the released hold, to leave vacant if the waiter
+	 * {@linkplain Waiter#mayBeBarged may be barged}; {@code null} to hand it over
+	 * @param starvingNanos how long a waiter waits at most before it is handed the lock
 	 * @param successor makes the hold of the chosen waiter's thread
 	 * @param install records the new hold before its thread is woken; false when it could
 	 * not, and then nobody is woken
-	 * @return whether a waiter took the lock
+	 * @return whether a waiter took the lock, or it was left vacant for one
 	 */
-	synchronized boolean handOff(Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
+	synchronized boolean handOff(@Nullable LockHold released, long starvingNanos,
+			Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
 		for (Waiter waiter : this.queue) {
 			if (waiter.acceptsHandoff()) {
+				if (released != null && waiter.mayBeBarged(starvingNanos)) {
+					this.vacant = released;
+					// A napping waiter wakes by itself soon enough: a barger will most
+					// likely have taken the lock again by then.
+					if (!waiter.isSignalled() && !waiter.isNapping()) {
+						waiter.signal();
+					}
+					return true;
+				}
 				LockHold next = successor.apply(waiter.reentrantThread());
 				if (!install.test(next)) {
 					return false;
@@ -160,6 +188,30 @@ final class ChannelWaiters {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Take the vacant hold, if there is one.
+	 * @param successor makes the taker's hold of the vacant one, or {@code null} when its
+	 * lease was found lost
+	 * @param install records the new hold in place of the vacant one; false when it could
+	 * not, as when Redis granted the lock to another owner of this JVM since the lease
+	 * ended
+	 * @return the taker's hold, or {@code null}; a vacant hold that could not be taken
+	 * stays, to be released in Redis by the next waiter that leaves
+	 */
+	synchronized @Nullable LockHold takeVacant(Function<LockHold, @Nullable LockHold> successor,
+			BiPredicate<LockHold, LockHold> install) {
+		LockHold vacant = this.vacant;
+		if (vacant == null) {
+			return null;
+		}
+		LockHold next = successor.apply(vacant);
+		if (next == null || !install.test(vacant, next)) {
+			return null;
+		}
+		this.vacant = null;
+		return next;
 	}
 
 	synchronized int size() {

@@ -108,11 +108,13 @@ final class EngineShutdown {
 
 	/**
 	 * Whether a hold is still held: one whose lock was found lost protects nothing, so
-	 * the shutdown does not wait for its holder to notice.
+	 * the shutdown does not wait for its holder to notice, and a vacant one
+	 * ({@link LocalHandOver}) has no holder to wait for: the waiters leaving release it,
+	 * or else the shutdown does.
 	 */
 	private static boolean anyHeld(LocalHolds holds) {
 		for (LockHold hold : holds.all()) {
-			if (hold.isHeld()) {
+			if (hold.isHeld() && !hold.isReleased()) {
 				return true;
 			}
 		}
@@ -128,7 +130,7 @@ final class EngineShutdown {
 		List<LockHold> remaining = List.copyOf(holds.all());
 		Set<LockHold> held = Collections.newSetFromMap(new IdentityHashMap<>());
 		for (LockHold hold : remaining) {
-			if (hold.isHeld()) {
+			if (hold.isHeld() && !hold.isReleased()) {
 				held.add(hold);
 			}
 		}

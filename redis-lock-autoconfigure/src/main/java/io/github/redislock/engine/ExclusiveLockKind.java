@@ -98,6 +98,11 @@ final class ExclusiveLockKind extends LockKind {
 	}
 
 	@Override
+	boolean barges() {
+		return true;
+	}
+
+	@Override
 	boolean yields() {
 		return true;
 	}

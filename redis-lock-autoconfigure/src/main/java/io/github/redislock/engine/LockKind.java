@@ -247,6 +247,15 @@ abstract class LockKind {
 	}
 
 	/**
+	 * Whether a released hold that a local waiter would be handed may instead be taken by
+	 * whichever thread of this JVM asks first ({@link LocalHandOver}): only for a kind
+	 * that {@linkplain #handsOver() hands over} and does not serve its waiters in order.
+	 */
+	boolean barges() {
+		return false;
+	}
+
+	/**
 	 * Whether this JVM, after releasing the lock while a thread of another JVM waits for
 	 * it, leaves it alone for a while. The kind's release scripts then report whether
 	 * others wait, its messages from this JVM wake nobody here, and the releasing thread

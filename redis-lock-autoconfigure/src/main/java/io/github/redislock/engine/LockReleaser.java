@@ -291,7 +291,8 @@ final class LockReleaser {
 			}
 			this.holds.released(hold);
 			this.watchdog.unwatch(lease);
-			if (this.observer != null) {
+			if (this.observer != null && !hold.isReleased()) {
+				// A vacant hold has no holder to tell.
 				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
 			}
 			revoked.add(hold);
@@ -352,6 +353,43 @@ final class LockReleaser {
 		catch (RuntimeException ex) {
 			LockLease lease = hold.lease();
 			this.backgroundReleases.giveBack(lease.kind(), lease.key(), lease.owner(), lease.leaseMillis());
+		}
+	}
+
+	/**
+	 * Release again a vacant hold ({@link LocalHandOver}) given back by a waiter that
+	 * left: to the next local waiter, or else in Redis. Its holder's release was observed
+	 * already, and nobody holds it to be told of a loss; a failure leaves it to a
+	 * background release.
+	 */
+	void releaseVacant(LockHold hold) {
+		LockLease lease = hold.lease();
+		if (lease.isRevoked()) {
+			// Released by the shutdown already.
+			return;
+		}
+		LockKind kind = lease.kind();
+		String channel = kind.channel(this.scripts.keys(), hold.key());
+		this.releasing.incrementAndGet();
+		try {
+			if (this.handOver.handOver(hold, channel)) {
+				return;
+			}
+			this.holds.released(hold);
+			this.watchdog.unwatch(lease);
+			long outcome = releaseInRedis(kind, hold);
+			if (outcome >= 0 && kind.yields()) {
+				this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug(LogMessage.format("Could not release vacant lock '%s'; it is released in the background",
+					hold.key()), ex);
+			this.backgroundReleases.giveBack(kind, hold.key(), lease.owner(),
+					Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
+		}
+		finally {
+			this.releasing.decrementAndGet();
 		}
 	}
 

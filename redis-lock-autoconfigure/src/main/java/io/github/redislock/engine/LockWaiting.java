@@ -15,17 +15,19 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
 
 /**
  * A thread's wait for a lock: as a queued waiter of the lock's release channel, until
- * Redis grants it, a local holder hands it over, or the wait time runs out.
+ * Redis grants it, a local holder hands it over or leaves it vacant, or the wait time
+ * runs out.
  *
  * <p>
  * The waiter joins its channel, subscribed, before it tries again, so that no release
  * between its last refusal and its sleep goes unheard. Each round it takes a hand-over if
- * one came; else, while another thread of this JVM holds a lock whose kind hands over, or
- * while this JVM yields the lock to other JVMs, it sleeps without a round trip; else it
- * tries Redis. It sleeps until woken, until the holder's lease would end, or, for a kind
- * that queues, until its place in line needs renewing. Leaving, it passes on a hold
- * handed to it too late and, having got nothing, leaves its line at once rather than let
- * those behind it wait for its entry's deadline.
+ * one came, or the lock's vacant hold if no other thread took it first; else, while
+ * another thread of this JVM holds a lock whose kind hands over, or while this JVM yields
+ * the lock to other JVMs, it sleeps without a round trip; else it tries Redis. It sleeps
+ * until woken, until the holder's lease would end, or, for a kind that queues, until its
+ * place in line needs renewing. Leaving, it passes on a hold handed to it too late and,
+ * having got nothing, leaves its line at once rather than let those behind it wait for
+ * its entry's deadline.
  *
  * @author redis-lock
  */
@@ -45,6 +47,8 @@ final class LockWaiting {
 
 	private final ReleaseSubscriptions subscriptions;
 
+	private final LocalHandOver handOver;
+
 	private final AcquireAttempts attempts;
 
 	private final EagerAcquisitions eager;
@@ -53,9 +57,10 @@ final class LockWaiting {
 
 	private final EngineShutdown shutdown;
 
-	LockWaiting(LockScripts scripts, LocalHolds holds, ReleaseSubscriptions subscriptions, AcquireAttempts attempts,
-			EagerAcquisitions eager, LockReleaser releaser, EngineShutdown shutdown) {
+	LockWaiting(LockScripts scripts, LocalHolds holds, ReleaseSubscriptions subscriptions, LocalHandOver handOver,
+			AcquireAttempts attempts, EagerAcquisitions eager, LockReleaser releaser, EngineShutdown shutdown) {
 		this.shutdown = shutdown;
+		this.handOver = handOver;
 		this.scripts = scripts;
 		this.holds = holds;
 		this.subscriptions = subscriptions;
@@ -86,6 +91,8 @@ final class LockWaiting {
 		catch (RuntimeException ex) {
 			throw new LockAccessException(acquisition.key(), "wait for", ex);
 		}
+		boolean barges = kind.barges() && acquisition.renewed();
+		boolean woken = false;
 		LockHold hold = null;
 		try {
 			while (true) {
@@ -93,16 +100,28 @@ final class LockWaiting {
 				// shutdown wakes every waiter with the same answer.
 				this.shutdown.check(acquisition.key());
 				hold = waiter.takeHandoff();
+				if (hold == null && barges) {
+					hold = this.handOver.takeVacant(channel, waiter.reentrantThread());
+				}
 				if (hold != null) {
 					return hold;
 				}
 				long sleepNanos;
 				LockHold local = kind.handsOver() ? this.holds.ofThread(kind, acquisition.key()) : null;
 				long yielding = kind.yields() ? this.subscriptions.yieldingNanos(channel) : 0;
+				boolean nap = false;
 				if (LocalHolds.isHeldByAnotherThread(local)) {
 					// Its release wakes a queued waiter: by hand-over, or by the release
 					// message.
 					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
+					long untilStarving = waiter.nanosUntilStarving(LocalHandOver.STARVING_NANOS);
+					if (barges && woken && untilStarving > 0) {
+						// Woken for a lock another thread barged into: it will likely do
+						// so
+						// again, so sleep without being woken until handed the lock.
+						sleepNanos = Math.min(sleepNanos, untilStarving);
+						nap = true;
+					}
 				}
 				else if (yielding > 0) {
 					sleepNanos = yielding;
@@ -123,7 +142,14 @@ final class LockWaiting {
 					// Wake in time to renew the place in line.
 					sleepNanos = Math.min(sleepNanos, LINE_RENEW_NANOS);
 				}
-				waiter.await(Math.min(remaining, Math.max(sleepNanos, 1_000_000)));
+				waiter.napping(nap);
+				try {
+					waiter.await(Math.min(remaining, nap ? sleepNanos : Math.max(sleepNanos, 1_000_000)));
+				}
+				finally {
+					waiter.napping(false);
+				}
+				woken = true;
 			}
 		}
 		catch (InterruptedException ex) {
@@ -131,7 +157,7 @@ final class LockWaiting {
 			throw new LockInterruptedException(acquisition.key(), ex);
 		}
 		finally {
-			LockHold untaken = this.subscriptions.leave(channel, waiter);
+			LockHold untaken = this.subscriptions.leave(channel, waiter, this.releaser::releaseVacant);
 			if (untaken != null && untaken != hold) {
 				// Handed over as this waiter gave up: pass it on rather than drop it.
 				this.releaser.releaseQuietly(untaken);

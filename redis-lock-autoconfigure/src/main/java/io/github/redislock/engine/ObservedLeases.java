@@ -7,7 +7,8 @@ import io.github.redislock.LockObserver;
 /**
  * Reports what the watchdog finds about leases to the engine's observer, with the
  * observer's context of each lease's current hold: a lease handed from thread to thread
- * keeps its renewal schedule, so it is the latest hold that gets the report.
+ * keeps its renewal schedule, so it is the latest hold that gets the report, and none
+ * while it is vacant between two holds ({@link LocalHandOver}).
  *
  * @author redis-lock
  */
@@ -31,12 +32,21 @@ final class ObservedLeases implements LeaseEvents {
 
 	@Override
 	public void lost(LockLease lease) {
+		LockHold current = lease.hold();
+		if (current != null && current.isReleased()) {
+			// Vacant (LocalHandOver): nobody held it, so nobody's work is lost.
+			return;
+		}
 		LockHold hold = holdOf(lease);
 		this.observer.lost(lease.key(), (hold != null) ? hold.fencingToken() : lease.fencingToken(), contextOf(hold));
 	}
 
+	/**
+	 * The lease's hold, or {@code null} while it is vacant, its holder's report ended.
+	 */
 	private @Nullable LockHold holdOf(LockLease lease) {
-		return lease.hold();
+		LockHold hold = lease.hold();
+		return (hold != null && !hold.isReleased()) ? hold : null;
 	}
 
 	private static @Nullable Object contextOf(@Nullable LockHold hold) {

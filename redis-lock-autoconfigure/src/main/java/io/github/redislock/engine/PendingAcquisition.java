@@ -29,11 +29,11 @@ import io.github.redislock.LockShutdownException;
  *
  * <b>Rounds, not a loop.</b> It follows {@link LockWaiting} step for step, but where a
  * thread loops and parks, this runs <em>rounds</em>: each takes a hand-over if one came,
- * else waits for a local holder or a yield without a command, else sends one attempt
- * without waiting, and ends by arming a timer for when the thread would wake (the
- * holder's lease end, the deadline, the renewal of a place in line). Nothing sleeps and
- * nothing polls: between rounds the acquisition is a queued {@link Waiter} and, at most,
- * a timer.
+ * or the lock's vacant hold ({@link LocalHandOver}) if no other owner took it first, else
+ * waits for a local holder or a yield without a command, else sends one attempt without
+ * waiting, and ends by arming a timer for when the thread would wake (the holder's lease
+ * end, the deadline, the renewal of a place in line). Nothing sleeps and nothing polls:
+ * between rounds the acquisition is a queued {@link Waiter} and, at most, a timer.
  *
  * <p>
  * <b>Who runs a round.</b> A signal (a release message, a hand-over, a re-subscription,
@@ -123,6 +123,11 @@ final class PendingAcquisition {
 			}
 		});
 		LockKind kind = this.acquisition.kind();
+		LockHold vacant = takeVacant();
+		if (vacant != null) {
+			end(vacant, null);
+			return;
+		}
 		boolean heldHere = kind.handsOver()
 				&& LocalHolds.isHeld(this.engine.holds().ofLock(kind, this.acquisition.key()));
 		boolean yielding = kind.yields() && this.waits && this.engine.subscriptions().yieldingNanos(this.channel) > 0;
@@ -200,6 +205,9 @@ final class PendingAcquisition {
 			return;
 		}
 		LockHold handed = queued.takeHandoff();
+		if (handed == null) {
+			handed = takeVacant();
+		}
 		if (handed != null) {
 			end(handed, null);
 			roundEnded(seen);
@@ -233,6 +241,19 @@ final class PendingAcquisition {
 			return;
 		}
 		roundEnded(seen);
+	}
+
+	/**
+	 * Take the lock's vacant hold ({@link LocalHandOver}), if it has one and this
+	 * acquisition may.
+	 */
+	private @Nullable LockHold takeVacant() {
+		LockKind kind = this.acquisition.kind();
+		if (!kind.barges() || !this.acquisition.renewed()) {
+			return null;
+		}
+		LockHold local = this.engine.holds().ofLock(kind, this.acquisition.key());
+		return (local != null && local.isReleased()) ? this.engine.handOver().takeVacant(this.channel, null) : null;
 	}
 
 	private void roundEnded(int seen) {
@@ -298,7 +319,7 @@ final class PendingAcquisition {
 			return;
 		}
 		queued.asleep(false);
-		LockHold untaken = this.engine.subscriptions().leave(this.channel, queued);
+		LockHold untaken = this.engine.subscriptions().leave(this.channel, queued, this.engine::releaseVacant);
 		if (untaken != null && untaken != kept) {
 			// Handed over as this acquisition ended: pass it on rather than drop it.
 			release(untaken);

@@ -48,6 +48,8 @@ final class PendingAcquisitions implements AutoCloseable {
 
 	private final ReleaseSubscriptions subscriptions;
 
+	private final LocalHandOver handOver;
+
 	private final AcquireAttempts attempts;
 
 	private final EagerAcquisitions eager;
@@ -63,9 +65,10 @@ final class PendingAcquisitions implements AutoCloseable {
 	private final PendingRounds rounds = new PendingRounds();
 
 	PendingAcquisitions(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalHolds holds,
-			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, EagerAcquisitions eager,
-			LockReleaser releaser, EngineShutdown shutdown, Housekeeping housekeeping,
+			ReleaseSubscriptions subscriptions, LocalHandOver handOver, AcquireAttempts attempts,
+			EagerAcquisitions eager, LockReleaser releaser, EngineShutdown shutdown, Housekeeping housekeeping,
 			@Nullable LockObserver observer) {
+		this.handOver = handOver;
 		this.options = options;
 		this.tokens = tokens;
 		this.scripts = scripts;
@@ -165,6 +168,19 @@ final class PendingAcquisitions implements AutoCloseable {
 
 	LocalHolds holds() {
 		return this.holds;
+	}
+
+	LocalHandOver handOver() {
+		return this.handOver;
+	}
+
+	/**
+	 * Release again, on a housekeeping thread, a vacant hold given back by a pending
+	 * acquisition that left its channel: {@link LockReleaser#releaseVacant} may wait for
+	 * Redis.
+	 */
+	void releaseVacant(LockHold hold) {
+		this.housekeeping.execute(() -> this.releaser.releaseVacant(hold));
 	}
 
 	ReleaseSubscriptions subscriptions() {

@@ -41,6 +41,8 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 
 	@Override
 	public int heldCount() {
+		// A vacant hold (LocalHandOver) counts: this JVM holds its lock in Redis, though
+		// no thread does, so the snapshot names no holder for it.
 		return this.holds.size();
 	}
 

@@ -154,18 +154,19 @@ public final class RedisLockEngine implements LockEngine {
 		Grants grants = new Grants(this.holds, this.watchdog, guarded);
 		BackgroundReleases backgroundReleases = new BackgroundReleases(this.scripts, this.subscriptions,
 				this.housekeeping);
-		this.releaser = new LockReleaser(this.scripts, this.holds, this.watchdog, this.subscriptions,
-				new LocalHandOver(this.holds, this.subscriptions), backgroundReleases, guarded);
+		LocalHandOver handOver = new LocalHandOver(this.holds, this.subscriptions);
+		this.releaser = new LockReleaser(this.scripts, this.holds, this.watchdog, this.subscriptions, handOver,
+				backgroundReleases, guarded);
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
 		EagerAcquisitions eager = new EagerAcquisitions(options, tokens, this.scripts,
 				new AsyncAcquirer(this.scripts.commands()), this.subscriptions, grants, backgroundReleases,
 				this.releaser, this.housekeeping);
-		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, attempts, eager,
+		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, handOver, attempts, eager,
 				this.releaser, this.shutdown);
-		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
-				waiting, guarded, this.shutdown);
-		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
-				eager, this.releaser, this.shutdown, this.housekeeping, guarded);
+		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, handOver,
+				attempts, waiting, guarded, this.shutdown);
+		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.holds, this.subscriptions, handOver,
+				attempts, eager, this.releaser, this.shutdown, this.housekeeping, guarded);
 		this.extensions = new LeaseExtensions(this.scripts, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, backgroundReleases,
 				this.keys);

@@ -5,6 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 import java.util.function.Predicate;
@@ -137,29 +139,49 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 	/**
 	 * Remove a waiter, passing on a signal it did not use.
+	 * @param release releases, outside the channel's monitor, the lock's vacant hold
+	 * ({@link LocalHandOver}) if it has one, so that it passes to the next waiter or back
+	 * to Redis
 	 * @return a hold handed to the waiter that it did not take, which the caller must
 	 * release
 	 */
-	@Nullable LockHold leave(String channel, Waiter waiter) {
+	@Nullable LockHold leave(String channel, Waiter waiter, Consumer<LockHold> release) {
 		ChannelWaiters waiters = this.channels.get(channel);
 		if (waiters != null) {
-			waiters.remove(waiter);
+			LockHold vacant = waiters.remove(waiter);
+			if (vacant != null) {
+				release.accept(vacant);
+			}
 		}
 		return waiter.takeHandoff();
 	}
 
 	/**
 	 * Hand a lock straight to the first local waiter of the channel that accepts it,
-	 * without a round trip to Redis.
+	 * without a round trip to Redis, or leave it vacant for the first thread of this JVM
+	 * that asks.
+	 * @param vacant the released hold to leave vacant, or {@code null} to hand it over
+	 * @param starvingNanos how long a waiter may be barged
 	 * @param successor makes the hold of the chosen waiter's thread
 	 * @param install records the new hold before its thread is woken; false when it could
 	 * not, as when Redis granted the lock to another thread of this JVM meanwhile, and
 	 * then nobody is woken
-	 * @return whether a waiter took the lock
+	 * @return whether a waiter took the lock, or it was left vacant
 	 */
-	boolean handOff(String channel, Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
+	boolean handOff(String channel, @Nullable LockHold vacant, long starvingNanos,
+			Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
 		ChannelWaiters waiters = this.channels.get(channel);
-		return waiters != null && waiters.handOff(successor, install);
+		return waiters != null && waiters.handOff(vacant, starvingNanos, successor, install);
+	}
+
+	/**
+	 * Take the channel's vacant hold, if it has one.
+	 * @see ChannelWaiters#takeVacant
+	 */
+	@Nullable LockHold takeVacant(String channel, Function<LockHold, @Nullable LockHold> successor,
+			BiPredicate<LockHold, LockHold> install) {
+		ChannelWaiters waiters = this.channels.get(channel);
+		return (waiters != null) ? waiters.takeVacant(successor, install) : null;
 	}
 
 	/**

@@ -57,7 +57,20 @@ final class Waiter {
 
 	private final AtomicReference<@Nullable LockHold> handoff = new AtomicReference<>();
 
+	/**
+	 * When the waiter was created, as it started to wait: how long it waits decides
+	 * whether it may be barged.
+	 */
+	private final long waitingSince = System.nanoTime();
+
 	private volatile boolean signalled;
+
+	/**
+	 * Whether the thread sleeps, after another thread of this JVM barged ahead of it,
+	 * only until it would be handed the lock: a lock left vacant meanwhile need not wake
+	 * it.
+	 */
+	private volatile boolean napping;
 
 	/** Whether the thread is parked in {@link #await} now, for diagnostics. */
 	private volatile boolean sleeping;
@@ -97,6 +110,33 @@ final class Waiter {
 	/** The thread that would re-enter a hold handed to this waiter, if any may. */
 	@Nullable Thread reentrantThread() {
 		return this.reentrant ? this.thread : null;
+	}
+
+	/**
+	 * Whether a lock released for this waiter may be left vacant for any thread of this
+	 * JVM to take ({@link ChannelWaiters#handOff}): not once the waiter has waited for
+	 * the given time, and never for a pending acquisition, whose rounds run on other
+	 * threads and would rarely win the race.
+	 */
+	boolean mayBeBarged(long starvingNanos) {
+		return this.thread != null && System.nanoTime() - this.waitingSince < starvingNanos;
+	}
+
+	/**
+	 * How long until this waiter has waited the given time, after which it is no longer
+	 * barged; 0 or less once it has.
+	 */
+	long nanosUntilStarving(long starvingNanos) {
+		return this.waitingSince + starvingNanos - System.nanoTime();
+	}
+
+	/** Record whether the thread naps: sleeps at most until it is no longer barged. */
+	void napping(boolean napping) {
+		this.napping = napping;
+	}
+
+	boolean isNapping() {
+		return this.napping;
 	}
 
 	/** Whether the thread that wakes this waiter sends its acquisition. */
