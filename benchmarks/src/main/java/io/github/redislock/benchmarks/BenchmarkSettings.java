@@ -12,6 +12,11 @@ import java.util.Map;
  *
  * @param warmup how long each implementation runs before it is measured
  * ({@code bench.warmup}, default {@code 2s})
+ * @param hotKeyWarmup how long each implementation runs on the hot key before it is
+ * measured, in the hot-key and read/write scenarios ({@code bench.hotKeyWarmup}, default
+ * {@code 10s}): longer than {@code bench.warmup}, as the lock's contended paths (and,
+ * with two JVMs, two JVMs' worth of them) keep the JIT compiling for several seconds on 2
+ * cores, which measured a third of the two-JVM throughput when they ran into the window
  * @param duration how long each implementation is measured in the uncontended and hot-key
  * scenarios ({@code bench.duration}, default {@code 5s})
  * @param waitWindow how long the waiters wait on a held key while measured
@@ -32,8 +37,9 @@ import java.util.Map;
  * @param jfr whether each scenario process records a JFR profile into
  * {@code benchmarks/target/jfr} ({@code bench.jfr}, default {@code false})
  */
-record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow, int waiters, int rounds,
-		int hotKeyThreads, int keys, int keyThreads, List<Integer> heldCounts, Duration heldDuration, boolean jfr) {
+record BenchmarkSettings(Duration warmup, Duration hotKeyWarmup, Duration duration, Duration waitWindow, int waiters,
+		int rounds, int hotKeyThreads, int keys, int keyThreads, List<Integer> heldCounts, Duration heldDuration,
+		boolean jfr) {
 
 	static BenchmarkSettings fromSystemProperties() {
 		return fromMap(Map.of()).overriddenBy(System::getProperty);
@@ -51,6 +57,7 @@ record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow
 
 	private static BenchmarkSettings fromMap(Map<String, String> values) {
 		return new BenchmarkSettings(duration(values.getOrDefault("bench.warmup", "2s")),
+				duration(values.getOrDefault("bench.hotKeyWarmup", "10s")),
 				duration(values.getOrDefault("bench.duration", "5s")),
 				duration(values.getOrDefault("bench.wait", "5s")),
 				Integer.parseInt(values.getOrDefault("bench.waiters", "50")),
@@ -76,6 +83,7 @@ record BenchmarkSettings(Duration warmup, Duration duration, Duration waitWindow
 	/** The settings as {@code name=value} arguments for a scenario process. */
 	List<String> toArguments() {
 		return Arrays.asList("bench.warmup=" + this.warmup.toMillis() + "ms",
+				"bench.hotKeyWarmup=" + this.hotKeyWarmup.toMillis() + "ms",
 				"bench.duration=" + this.duration.toMillis() + "ms", "bench.wait=" + this.waitWindow.toMillis() + "ms",
 				"bench.waiters=" + this.waiters, "bench.rounds=" + this.rounds,
 				"bench.hotKeyThreads=" + this.hotKeyThreads, "bench.keys=" + this.keys,

@@ -49,7 +49,7 @@ final class HotKeyScenario {
 			cli.set(Counter.KEY, "0");
 			long startAt = System.currentTimeMillis() + 300;
 			cli.set(START_KEY, Long.toString(startAt));
-			HotKeyRun run = new HotKeyRun(client, kind, counter, threads, startAt, settings.warmup(),
+			HotKeyRun run = new HotKeyRun(client, kind, counter, threads, startAt, settings.hotKeyWarmup(),
 					settings.duration())
 				.start();
 			Map<String, Double> clientShares = probe(context, cli, run.measureFromNanos());
@@ -57,7 +57,7 @@ final class HotKeyScenario {
 			long cpu = run.measure(redis::start, redis::stop);
 			List<HotKeyRun.Outcome> outcomes = new ArrayList<>(List.of(run.join(cpu)));
 			if (worker != null) {
-				int exit = worker.waitFor(settings.warmup().plus(settings.duration()).plus(WORKER_START_TIMEOUT));
+				int exit = worker.waitFor(settings.hotKeyWarmup().plus(settings.duration()).plus(WORKER_START_TIMEOUT));
 				if (exit != 0) {
 					throw new IllegalStateException("The second JVM failed: " + Failures.fromOutput(worker.output()));
 				}
@@ -80,7 +80,7 @@ final class HotKeyScenario {
 	 */
 	static Map<String, Double> probe(ScenarioContext context, RedisCli cli, long measureFromNanos)
 			throws InterruptedException {
-		long probeNanos = Math.min(PROBE.toNanos(), context.settings().warmup().toNanos() / 2);
+		long probeNanos = Math.min(PROBE.toNanos(), context.settings().hotKeyWarmup().toNanos() / 2);
 		ScenarioContext.sleepUntil(measureFromNanos - probeNanos - MARGIN.toNanos());
 		MonitorProbe probe = MonitorProbe.start(context.host(), context.port(), Counter.KEY);
 		ScenarioContext.sleepUntil(measureFromNanos - MARGIN.toNanos());

@@ -37,8 +37,8 @@ public final class HotKeyWorker {
 				Thread.sleep(2);
 			}
 			BenchmarkSettings settings = context.settings();
-			HotKeyRun run = new HotKeyRun(client, kind, counter, threads, Long.parseLong(startAt), settings.warmup(),
-					settings.duration())
+			HotKeyRun run = new HotKeyRun(client, kind, counter, threads, Long.parseLong(startAt),
+					settings.hotKeyWarmup(), settings.duration())
 				.start();
 			long cpu = run.measure(() -> {
 			}, () -> {

@@ -22,7 +22,7 @@ final class ReadWriteScenario {
 				LockClient client = context.openClient();
 				Counter counter = new Counter(context.host(), context.port())) {
 			cli.set(Counter.KEY, "0");
-			ReadWriteRun run = new ReadWriteRun(client, counter, settings.hotKeyThreads(), settings.warmup(),
+			ReadWriteRun run = new ReadWriteRun(client, counter, settings.hotKeyThreads(), settings.hotKeyWarmup(),
 					settings.duration())
 				.start();
 			Map<String, Double> clientShares = HotKeyScenario.probe(context, cli, run.measureFromNanos());

@@ -41,7 +41,9 @@ final class ResultsReport {
 		text.append("- Libraries: ").append(this.environment.libraries()).append('\n');
 		text.append("- Runs: each implementation in a fresh JVM per scenario (-Xmx256m), warm-up ")
 			.append(seconds(settings.warmup().toMillis()))
-			.append(", measured ")
+			.append(" (")
+			.append(seconds(settings.hotKeyWarmup().toMillis()))
+			.append(" on a hot key), measured ")
 			.append(seconds(settings.duration().toMillis()))
 			.append("; peers in their default configuration\n\n");
 		MarkdownTable targets = new Targets(this.results).table();
