@@ -277,6 +277,11 @@ public final class RedisLockEngine implements LockEngine {
 		return this.diagnostics;
 	}
 
+	/** The watchdog, for the tests of this package. */
+	LockWatchdog watchdog() {
+		return this.watchdog;
+	}
+
 	/**
 	 * {@inheritDoc}
 	 * <p>

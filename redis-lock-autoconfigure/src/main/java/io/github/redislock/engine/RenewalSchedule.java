@@ -1,6 +1,7 @@
 package io.github.redislock.engine;
 
 import java.util.ArrayDeque;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -28,6 +29,9 @@ final class RenewalSchedule<T> {
 	/** The last tick whose slot was moved to {@link #due}. */
 	private long tick;
 
+	/** How many items the wheel and the due queue hold. */
+	private int size;
+
 	/**
 	 * Create an empty schedule.
 	 * @param tickNanos how long one tick lasts
@@ -43,6 +47,7 @@ final class RenewalSchedule<T> {
 
 	/** Schedule for the given time; one that is past is due at once. */
 	void add(T item, long dueAt) {
+		this.size++;
 		long itemTick = Math.floorDiv(dueAt, this.tickNanos);
 		if (itemTick <= this.tick) {
 			this.due.addLast(item);
@@ -79,7 +84,35 @@ final class RenewalSchedule<T> {
 
 	/** Take the item that has been due the longest; null when none is due. */
 	@Nullable T pollDue() {
-		return this.due.pollFirst();
+		T item = this.due.pollFirst();
+		if (item != null) {
+			this.size--;
+		}
+		return item;
+	}
+
+	/** How many items are scheduled, due ones included. */
+	int size() {
+		return this.size;
+	}
+
+	/**
+	 * Drop the items that match, wherever they are scheduled: a pass over every item, for
+	 * a caller that lets dropped items pile up until they outnumber the others.
+	 */
+	void removeIf(Predicate<T> filter) {
+		int removed = 0;
+		for (ArrayDeque<T> slot : this.slots) {
+			if (slot != null) {
+				int before = slot.size();
+				slot.removeIf(filter);
+				removed += before - slot.size();
+			}
+		}
+		int before = this.due.size();
+		this.due.removeIf(filter);
+		removed += before - this.due.size();
+		this.size -= removed;
 	}
 
 }
