@@ -137,7 +137,15 @@ final class ChannelWaiters {
 
 	/** Give a grant to a waiter that is still queued. */
 	synchronized boolean deliver(Waiter waiter, LockHold hold) {
-		return this.queue.contains(waiter) && waiter.deliver(hold);
+		if (!this.queue.contains(waiter)) {
+			return false;
+		}
+		hold.claim();
+		if (waiter.deliver(hold)) {
+			return true;
+		}
+		hold.awaitClaim();
+		return false;
 	}
 
 	/** Wake the waiter that asks under the given owner token, if it is queued here. */

@@ -89,7 +89,9 @@ final class EagerAcquisitions {
 								eager.leaseMillis());
 						throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
 					}
-					return attempt.granted() ? outer.grants.grant(eager, attempt, thread, sentAt) : null;
+					// Not the waiting thread's to re-enter until it takes it: it may have
+					// got the lock otherwise meanwhile, and this grant goes back.
+					return attempt.granted() ? outer.grants.grant(eager, attempt, thread, sentAt, false) : null;
 				});
 		}
 

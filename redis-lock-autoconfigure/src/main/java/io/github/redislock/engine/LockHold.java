@@ -31,6 +31,14 @@ final class LockHold {
 	 */
 	private volatile @Nullable Object observerContext;
 
+	/**
+	 * False while a grant made for a waiting thread by another thread (an eager
+	 * acquisition) has not reached the waiter: the waiting thread may have got the lock
+	 * otherwise and moved on, and must not re-enter a grant that is on its way back to
+	 * Redis.
+	 */
+	private volatile boolean claimed = true;
+
 	LockHold(LockLease lease, long fencingToken, @Nullable Thread ownerThread, int handoffs) {
 		this.lease = lease;
 		this.fencingToken = fencingToken;
@@ -96,8 +104,18 @@ final class LockHold {
 	}
 
 	/** Count one more handle, unless the hold was already released or lost. */
+	/** Mark a grant made for a waiter that has not taken it yet. */
+	void awaitClaim() {
+		this.claimed = false;
+	}
+
+	/** Mark a grant as the waiter's, who may now re-enter it. */
+	void claim() {
+		this.claimed = true;
+	}
+
 	synchronized boolean tryReenter() {
-		if (this.count == 0 || this.lease.isLost()) {
+		if (this.count == 0 || !this.claimed || this.lease.isLost()) {
 			return false;
 		}
 		this.count++;
