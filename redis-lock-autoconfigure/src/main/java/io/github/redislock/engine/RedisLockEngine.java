@@ -88,6 +88,8 @@ public final class RedisLockEngine implements LockEngine {
 
 	private final PendingAcquisitions pending;
 
+	private final EagerAcquisitions eager;
+
 	private final LockReleaser releaser;
 
 	private final RedisLockDiagnostics diagnostics;
@@ -158,15 +160,14 @@ public final class RedisLockEngine implements LockEngine {
 		this.releaser = new LockReleaser(this.scripts, this.holds, this.watchdog, this.subscriptions, handOver,
 				backgroundReleases, guarded);
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
-		EagerAcquisitions eager = new EagerAcquisitions(options, tokens, this.scripts,
-				new AsyncAcquirer(this.scripts.commands()), this.subscriptions, grants, backgroundReleases,
-				this.releaser, this.housekeeping);
-		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, handOver, attempts, eager,
-				this.releaser, this.shutdown);
+		this.eager = new EagerAcquisitions(options, tokens, this.scripts, new AsyncAcquirer(this.scripts.commands()),
+				this.subscriptions, grants, backgroundReleases, this.releaser, this.housekeeping);
+		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, handOver, attempts,
+				this.eager, this.releaser, this.shutdown);
 		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, handOver,
 				attempts, waiting, guarded, this.shutdown);
 		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.holds, this.subscriptions, handOver,
-				attempts, eager, this.releaser, this.shutdown, this.housekeeping, guarded);
+				attempts, this.eager, this.releaser, this.shutdown, this.housekeeping, guarded);
 		this.extensions = new LeaseExtensions(this.scripts, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, backgroundReleases,
 				this.keys);
@@ -280,6 +281,11 @@ public final class RedisLockEngine implements LockEngine {
 	/** The watchdog, for the tests of this package. */
 	LockWatchdog watchdog() {
 		return this.watchdog;
+	}
+
+	/** The eager acquisitions, for the tests of this package. */
+	EagerAcquisitions eagerAcquisitions() {
+		return this.eager;
 	}
 
 	/**
