@@ -103,7 +103,6 @@ final class LockHold {
 		return this.lease.isLost();
 	}
 
-	/** Count one more handle, unless the hold was already released or lost. */
 	/** Mark a grant made for a waiter that has not taken it yet. */
 	void awaitClaim() {
 		this.claimed = false;
@@ -114,6 +113,10 @@ final class LockHold {
 		this.claimed = true;
 	}
 
+	/**
+	 * Count one more handle, unless the hold was already released or lost, or is a grant
+	 * its waiter has not taken yet.
+	 */
 	synchronized boolean tryReenter() {
 		if (this.count == 0 || !this.claimed || this.lease.isLost()) {
 			return false;

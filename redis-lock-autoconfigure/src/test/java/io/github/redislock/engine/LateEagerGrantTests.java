@@ -108,8 +108,7 @@ class LateEagerGrantTests {
 		Supplier<CompletionStage<@Nullable LockHold>> send = held.claimed.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
 		assertThat(this.engine.diagnostics().sleepingWaiterCount()).as("claimed, still asleep").isOne();
 
-		// Another thread of this JVM takes the free lock first and hands it to the
-		// waiter.
+		// A thread of this JVM takes the free lock first, and hands it to the waiter.
 		long local;
 		try (LockHandle handle = this.locks.lock(KEY)) {
 			local = handle.fencingToken();
@@ -123,7 +122,8 @@ class LateEagerGrantTests {
 		assertThat(grant).as("eager grant").isNotNull();
 		assertThat(grant.ownerThread()).isSameAs(waiter);
 
-		// The waiter's thread asks again before the grant reaches the waiter, who left.
+		// The waiter's thread asks again before the grant reaches the waiter, who left:
+		// it waits for the grant to go back, or (the bug) re-enters it at once.
 		Future<List<Section>> again = this.waiterThread.submit(() -> List.of(criticalSection(), criticalSection()));
 		await().atMost(Duration.ofSeconds(TIMEOUT_SECONDS))
 			.until(() -> again.isDone() || this.engine.diagnostics().sleepingWaiterCount() == 1);
