@@ -204,12 +204,6 @@ final class LockScripts {
 		return reply != null && reply == 1L;
 	}
 
-	/** The instance id an owner token begins with: its JVM's. */
-	static String instanceOf(String owner) {
-		int separator = owner.lastIndexOf(':');
-		return (separator > 0) ? owner.substring(0, separator) : owner;
-	}
-
 	/**
 	 * Open the connection the scripts run on and learn how release messages travel, so
 	 * that the first lock calls need not: a cluster client that connects for the first
