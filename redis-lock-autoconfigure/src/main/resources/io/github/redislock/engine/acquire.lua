@@ -10,7 +10,8 @@
 -- KEYS[1]  the lock key
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  lease in milliseconds
--- Reply:   {1, token} when granted; {0, pttl} when held by another, pttl being the holder's lease left in
+-- Reply:   the token alone when granted a free key, the usual case (an array costs more to build and send);
+--          {1, token} when granted otherwise; {0, pttl} when held by another, pttl being the holder's lease left in
 --          milliseconds (-1 when the key has no expiry, which only a hand-made key has)
 local clock = redis.call('time')
 local seconds, micros = clock[1], clock[2]
@@ -19,7 +20,7 @@ if #micros < 6 then
 	micros = string.sub('00000' .. micros, -6)
 end
 if redis.call('set', KEYS[1], 'h|' .. ARGV[1] .. '|' .. seconds .. micros, 'NX', 'PX', ARGV[2]) then
-	return {1, tonumber(seconds) * 1000000 + tonumber(micros)}
+	return tonumber(seconds) * 1000000 + tonumber(micros)
 end
 local token = tonumber(seconds) * 1000000 + tonumber(micros)
 local granted = 'h|' .. ARGV[1] .. '|'
