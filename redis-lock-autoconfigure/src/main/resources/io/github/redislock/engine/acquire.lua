@@ -22,6 +22,9 @@ end
 if redis.call('set', KEYS[1], 'h|' .. ARGV[1] .. '|' .. seconds .. micros, 'NX', 'PX', ARGV[2]) then
 	return tonumber(seconds) * 1000000 + tonumber(micros)
 end
+-- The functions of lock-key.lua go here (LockScripts.composedScript): past the usual case, which needs none of them,
+-- since defining a function costs Redis on every run.
+-- lock-key.lua
 local token = tonumber(seconds) * 1000000 + tonumber(micros)
 local granted = 'h|' .. ARGV[1] .. '|'
 local value = redis.call('get', KEYS[1])

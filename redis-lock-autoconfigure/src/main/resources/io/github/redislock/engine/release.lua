@@ -40,6 +40,9 @@ if value == ARGV[1] then
 	redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3])
 	return 1
 end
+-- The functions of lock-key.lua go here (LockScripts.composedScript): past the usual case, which needs none of them,
+-- since defining a function costs Redis on every run.
+-- lock-key.lua
 local _, owner, fence, mark = read_lock_key(ARGV[2])
 local state, holder, token, rest = read_lock_key(value)
 if holder ~= owner then
