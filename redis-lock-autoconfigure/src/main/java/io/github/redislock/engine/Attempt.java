@@ -3,8 +3,8 @@ package io.github.redislock.engine;
 import java.util.List;
 
 /**
- * Outcome of one acquire script, of any lock kind: each replies {@code {1, token}} when
- * granted and {@code {0, ms}} when not.
+ * Outcome of one acquire script, of any lock kind: each replies {@code {1, token}} or the
+ * bare token when granted, and {@code {0, ms}} when not.
  *
  * @param granted whether the lock was granted
  * @param fencingToken the token of the grant, when granted
@@ -17,6 +17,9 @@ record Attempt(boolean granted, long fencingToken, long holderLeaseMillis, long 
 
 	/** The attempt an acquire script's reply tells. */
 	static Attempt of(List<?> reply) {
+		if (reply.size() == 1) {
+			return granted(((Number) reply.get(0)).longValue());
+		}
 		long value = ((Number) reply.get(1)).longValue();
 		return (((Number) reply.get(0)).longValue() == 1) ? granted(value) : heldFor(value);
 	}

@@ -139,6 +139,7 @@ abstract class LockKind {
 	/**
 	 * Release the lock if the owner still holds it, waking waiters; waits for the answer
 	 * even when interrupted.
+	 * @param grantToken the fencing token Redis granted the owner, 0 when not known
 	 * @param lastToken the fencing token of the last local holder when the grant was
 	 * handed between threads, so that later grants exceed it; 0 otherwise
 	 * @return -1 when the owner did not hold the lock; 1 when released and a thread of
@@ -146,16 +147,18 @@ abstract class LockKind {
 	 * when released otherwise
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
-	long release(LockScripts scripts, String name, String owner, long lastToken) {
-		return releaseOutcome(scripts.executeUninterruptibly(releaseCall(scripts, name, owner, lastToken)));
+	long release(LockScripts scripts, String name, String owner, long grantToken, long lastToken) {
+		return releaseOutcome(scripts.executeUninterruptibly(releaseCall(scripts, name, owner, grantToken, lastToken)));
 	}
 
 	/**
 	 * The call of the release script, whose answer {@link #releaseOutcome} reads: for
 	 * {@link #release} and for the releases a shutdown sends all at once.
+	 * @param grantToken as for {@link #release}
 	 * @param lastToken as for {@link #release}
 	 */
-	abstract ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long lastToken);
+	abstract ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken,
+			long lastToken);
 
 	/**
 	 * What the release script's answer means, as {@link #release} returns it: every
@@ -173,7 +176,7 @@ abstract class LockKind {
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
 	void giveBack(LockScripts scripts, String name, String owner) {
-		release(scripts, name, owner, 0);
+		release(scripts, name, owner, 0, 0);
 		leave(scripts, name, owner);
 	}
 

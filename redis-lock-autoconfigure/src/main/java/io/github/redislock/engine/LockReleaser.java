@@ -196,7 +196,8 @@ final class LockReleaser {
 		CompletionStage<Long> answer;
 		try {
 			answer = this.scripts.executeAsync(
-					kind.releaseCall(this.scripts, hold.key(), lease.owner(), lastToken(hold)), housekeeping::execute);
+					kind.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), lastToken(hold)),
+					housekeeping::execute);
 		}
 		catch (RuntimeException ex) {
 			answer = CompletableFuture.failedFuture(ex);
@@ -296,8 +297,8 @@ final class LockReleaser {
 				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
 			}
 			revoked.add(hold);
-			calls.add(ScriptBatches
-				.prepare(lease.kind().releaseCall(this.scripts, hold.key(), lease.owner(), lastToken(hold))));
+			calls.add(ScriptBatches.prepare(lease.kind()
+				.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), lastToken(hold))));
 		}
 		for (int first = 0; first < calls.size(); first += RELEASE_BATCH) {
 			int end = Math.min(first + RELEASE_BATCH, calls.size());
@@ -402,7 +403,8 @@ final class LockReleaser {
 		long giveUpAt = System.nanoTime() + MIGRATION_GIVE_UP_NANOS;
 		while (true) {
 			try {
-				return kind.release(this.scripts, hold.key(), hold.lease().owner(), lastToken);
+				return kind.release(this.scripts, hold.key(), hold.lease().owner(), hold.lease().fencingToken(),
+						lastToken);
 			}
 			catch (RuntimeException ex) {
 				if (!SlotMigration.isMigrating(ex) || System.nanoTime() - giveUpAt > 0) {

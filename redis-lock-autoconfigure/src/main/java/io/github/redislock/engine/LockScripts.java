@@ -204,12 +204,6 @@ final class LockScripts {
 		return reply != null && reply == 1L;
 	}
 
-	/** The instance id an owner token begins with: its JVM's. */
-	static String instanceOf(String owner) {
-		int separator = owner.lastIndexOf(':');
-		return (separator > 0) ? owner.substring(0, separator) : owner;
-	}
-
 	/**
 	 * Open the connection the scripts run on and learn how release messages travel, so
 	 * that the first lock calls need not: a cluster client that connects for the first
@@ -255,16 +249,27 @@ final class LockScripts {
 	}
 
 	/**
-	 * Read a script made of the given resources in order, as one text: the functions it
-	 * shares with other scripts in front (Redis scripts cannot include one another), the
-	 * script itself last.
+	 * Read a script made of the given resources, as one text: the functions it shares
+	 * with other scripts first (Redis scripts cannot include one another), the script
+	 * itself last. A script that has a line {@code -- <name>} of a resource gets that
+	 * resource's text in that line's place instead: one whose usual case needs none of
+	 * the shared functions defines them past it, as defining a function costs Redis on
+	 * every run.
 	 */
 	static <T> RedisScript<T> composedScript(Class<T> resultType, String... names) {
-		StringBuilder text = new StringBuilder();
-		for (String name : names) {
-			text.append(text(name));
+		String text = text(names[names.length - 1]);
+		StringBuilder front = new StringBuilder();
+		for (int i = names.length - 2; i >= 0; i--) {
+			String placeholder = "\n-- " + names[i] + "\n";
+			int at = text.indexOf(placeholder);
+			if (at >= 0) {
+				text = text.substring(0, at + 1) + text(names[i]) + text.substring(at + placeholder.length() - 1);
+			}
+			else {
+				front.insert(0, text(names[i]));
+			}
 		}
-		return new LoadedScript<>(RedisScript.of(text.toString(), resultType));
+		return new LoadedScript<>(RedisScript.of(front + text, resultType));
 	}
 
 	private static String text(String name) {

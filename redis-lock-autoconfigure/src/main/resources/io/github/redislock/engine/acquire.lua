@@ -10,16 +10,23 @@
 -- KEYS[1]  the lock key
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  lease in milliseconds
--- ARGV[3]  instance id of the caller's JVM, with which its owner tokens begin, followed by ':'
--- Reply:   {1, token} when granted; {0, pttl} when held by another, pttl being the holder's lease left in
+-- Reply:   the token alone when granted a free key, the usual case (an array costs more to build and send);
+--          {1, token} when granted otherwise; {0, pttl} when held by another, pttl being the holder's lease left in
 --          milliseconds (-1 when the key has no expiry, which only a hand-made key has)
 local clock = redis.call('time')
-local token = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-local granted = 'h|' .. ARGV[1] .. '|'
--- The token's digits, without string.format, which costs more than the rest of this line.
-if redis.call('set', KEYS[1], granted .. clock[1] .. string.sub('00000' .. clock[2], -6), 'NX', 'PX', ARGV[2]) then
-	return {1, token}
+local seconds, micros = clock[1], clock[2]
+-- The token's digits in one concatenation, without string.format, which costs more than the rest of this script.
+if #micros < 6 then
+	micros = string.sub('00000' .. micros, -6)
 end
+if redis.call('set', KEYS[1], 'h|' .. ARGV[1] .. '|' .. seconds .. micros, 'NX', 'PX', ARGV[2]) then
+	return tonumber(seconds) * 1000000 + tonumber(micros)
+end
+-- The functions of lock-key.lua go here (LockScripts.composedScript): past the usual case, which needs none of them,
+-- since defining a function costs Redis on every run.
+-- lock-key.lua
+local token = tonumber(seconds) * 1000000 + tonumber(micros)
+local granted = 'h|' .. ARGV[1] .. '|'
 local value = redis.call('get', KEYS[1])
 local state, owner, last, rest = read_lock_key(value)
 if state == 'r' then
@@ -38,7 +45,9 @@ if state == 'h' then
 	if owner == ARGV[1] then
 		return {1, tonumber(last)}
 	end
-	if rest ~= '|c' and string.sub(owner, 1, #ARGV[3]) ~= ARGV[3] then
+	-- The instance id of the caller's JVM begins its owner token, up to the last ':' (OwnerTokens).
+	local instance = string.match(ARGV[1], '^(.*:)')
+	if rest ~= '|c' and string.sub(owner, 1, #instance) ~= instance then
 		redis.call('set', KEYS[1], 'h|' .. owner .. '|' .. last .. '|c', 'KEEPTTL')
 	end
 end

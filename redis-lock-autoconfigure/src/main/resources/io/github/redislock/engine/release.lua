@@ -20,33 +20,45 @@
 --   grant) before the others of its JVM need waking; one that leaves passes the wake-up on (ChannelWaiters).
 -- - Every sleep is bounded by the holder's lease left, so a holder that never releases (crashed, paused) wakes its
 --   waiters when its lease ends, as it always did: a key that expires publishes nothing either way.
--- KEYS[1]  the lock key
--- KEYS[2]  the release mark of the caller's owner token, kept by a later grant (keep_release_mark)
--- ARGV[1]  owner token of the caller
--- ARGV[2]  the release channel
--- ARGV[3]  the last fencing token used in this JVM when the grant was handed between its threads, else 0
--- ARGV[4]  how long the tombstone lasts, in milliseconds: the longer of the fence's retention and ARGV[6]
--- ARGV[5]  the command that publishes the release: 'spublish' (sharded, on a Redis 7 cluster) or 'publish'
--- ARGV[6]  how long the release stays known, in milliseconds: as long as the client may send the command again
+-- KEYS[1]  the lock key; the release mark of an owner is <KEYS[1]>:released:<owner> (LockKeys.releasedKey), the
+--          release channel <KEYS[1]>:released (LockKeys.releaseChannel)
+-- ARGV[1]  the lock key's value as the caller's grant wrote it, 'h|<owner>|<token>', or '' when the caller does not
+--          know its token (a give-back after an answer that was lost)
+-- ARGV[2]  the caller's tombstone: 'r|<owner>|<fence>|<mark>', the fence being the greater of the grant's token and the
+--          last fencing token used in this JVM when the grant was handed between its threads (0 when neither is
+--          known), the mark as in lock-key.lua: how long the release stays known, as long as the client may send the
+--          command again
+-- ARGV[3]  how long the tombstone lasts, in milliseconds: the longer of the fence's retention and the mark
+-- ARGV[4]  the command that publishes the release: 'spublish' (sharded, on a Redis 7 cluster) or 'publish'
 -- Reply:   2 when released and a thread of another JVM was refused the lock since it was granted (it waits), 1 when
 --          released otherwise or released before by this same release; 0 when the lock had expired or belongs to
 --          another owner (it is left as it is)
-local state, owner, token, rest = read_lock_key(redis.call('get', KEYS[1]))
-if owner ~= ARGV[1] then
-	return redis.call('exists', KEYS[2])
+local value = redis.call('get', KEYS[1])
+if value == ARGV[1] then
+	-- Held as granted, with no flag: nobody was refused and nobody waits for a message. The usual case costs GET and
+	-- SET and nothing parsed, as the caller wrote the tombstone.
+	redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3])
+	return 1
+end
+-- The functions of lock-key.lua go here (LockScripts.composedScript): past the usual case, which needs none of them,
+-- since defining a function costs Redis on every run.
+-- lock-key.lua
+local _, owner, fence, mark = read_lock_key(ARGV[2])
+local state, holder, token, rest = read_lock_key(value)
+if holder ~= owner then
+	return redis.call('exists', KEYS[1] .. ':released:' .. owner)
 end
 if state == 'r' then
 	return 1
 end
-if tonumber(ARGV[3]) > tonumber(token) then
-	token = ARGV[3]
+if tonumber(token) > tonumber(fence) then
+	fence = token
 end
 local othersWait = rest == '|c'
-redis.call('set', KEYS[1], 'r|' .. ARGV[1] .. '|' .. token .. '|' .. ARGV[6] .. (othersWait and '|y' or ''), 'PX',
-	ARGV[4])
+redis.call('set', KEYS[1], 'r|' .. owner .. '|' .. fence .. mark .. (othersWait and '|y' or ''), 'PX', ARGV[3])
 if rest == '' then
 	return 1
 end
 -- The message names the owner, so that its own JVM can tell its releases from others'.
-redis.call(ARGV[5], ARGV[2], ARGV[1])
+redis.call(ARGV[4], KEYS[1] .. ':released', owner)
 return othersWait and 2 or 1

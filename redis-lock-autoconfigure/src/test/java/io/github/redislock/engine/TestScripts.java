@@ -33,13 +33,21 @@ final class TestScripts {
 		return kind.acquire(this.scripts, acquisition);
 	}
 
-	/** Release an exclusive lock. */
+	/**
+	 * Release an exclusive lock without telling its grant's token, as a give-back does:
+	 * the script reads the key's value.
+	 */
 	long release(String name, String owner, long lastToken) {
 		return release(LockKind.EXCLUSIVE, name, owner, lastToken);
 	}
 
+	/** Release an exclusive lock as its holder does, telling the grant's token. */
+	long releaseGranted(String name, String owner, long grantToken, long lastToken) {
+		return LockKind.EXCLUSIVE.release(this.scripts, name, owner, grantToken, lastToken);
+	}
+
 	long release(LockKind kind, String name, String owner, long lastToken) {
-		return kind.release(this.scripts, name, owner, lastToken);
+		return kind.release(this.scripts, name, owner, 0, lastToken);
 	}
 
 	/** Renew an exclusive lock's lease. */
