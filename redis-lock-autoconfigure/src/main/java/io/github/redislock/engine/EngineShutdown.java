@@ -167,6 +167,20 @@ final class EngineShutdown {
 	}
 
 	/**
+	 * Refuse an acquisition that failed while the engine shuts down, for example because
+	 * the shutdown closed the connection it was using: its caller gets the answer every
+	 * waiter gets, with the failure attached, rather than a Redis failure.
+	 * @throws LockShutdownException when the engine shuts down
+	 */
+	void checkAfterFailure(String key, RuntimeException failure) {
+		if (this.shuttingDown) {
+			LockShutdownException refused = new LockShutdownException(key);
+			refused.addSuppressed(failure);
+			throw refused;
+		}
+	}
+
+	/**
 	 * Wait until the condition holds or the time is up.
 	 * @return whether the condition held
 	 */

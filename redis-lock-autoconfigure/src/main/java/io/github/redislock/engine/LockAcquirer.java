@@ -130,6 +130,17 @@ final class LockAcquirer {
 	}
 
 	private @Nullable LockHold acquire(Acquisition acquisition, @Nullable LockHold current, Duration waitTime) {
+		try {
+			return acquireOrWait(acquisition, current, waitTime);
+		}
+		catch (LockAccessException ex) {
+			// A thread past the first check while the engine shuts down
+			this.shutdown.checkAfterFailure(acquisition.key(), ex);
+			throw ex;
+		}
+	}
+
+	private @Nullable LockHold acquireOrWait(Acquisition acquisition, @Nullable LockHold current, Duration waitTime) {
 		LockHold hold = null;
 		LockKind kind = acquisition.kind();
 		if (kind.barges() && acquisition.renewed() && current != null && current.isReleased()) {
