@@ -50,6 +50,14 @@ import io.github.redislock.engine.RedisLockEngine;
  * the reactive template.
  *
  * <p>
+ * The engine is lazy: the auto-configured template creates it at start-up, but with the
+ * application's own {@link LockOperations} it is created only if something uses it (an
+ * application template built on it, the reactive template), and otherwise opens no
+ * connection and starts no thread. The shutdown lifecycle, the health indicator, the
+ * endpoint and the gauges reach it through a {@link LockEngineReference}, which never
+ * creates it.
+ *
+ * <p>
  * The engine subscribes to release messages on a connection of its own, so the
  * application's {@code redisMessageListenerContainer} is neither used nor replaced. The
  * {@code @DistributedLock} support does not depend on the template being auto-configured:
