@@ -139,8 +139,13 @@ final class LockAdapter implements FencedLock {
 			handle.close();
 		}
 		catch (LockLostException ex) {
-			// Lock.unlock() has no way to say it; the engine's observer was told, and a
-			// loss found only now has logged nothing yet.
+			// Lock.unlock() has no way to say it; the engine's observer was told. A loss
+			// the watchdog found was warned about then; one found only now has logged
+			// nothing yet.
+			if (ex.isAlreadyReported()) {
+				logger.debug(LogMessage.format("Lock '%s' was lost while held, as reported before", ex.getKey()));
+				return;
+			}
 			logger.warn(LogMessage
 				.format("Lock '%s' (fencing token %s) was lost while held, so the work done under it may have "
 						+ "overlapped with another owner; Lock.unlock() cannot report it: use LockOperations.lock() "

@@ -1,6 +1,9 @@
 package io.github.redislock.autoconfigure;
 
 import java.time.Duration;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -41,7 +44,8 @@ final class LockEngineShutdownLifecycle implements SmartLifecycle {
 	/** The most of the phase's time kept for releasing what is still held. */
 	private static final Duration MAX_MARGIN = Duration.ofSeconds(2);
 
-	private final LockEngine engine;
+	/** The engine if it was created: a lazy one that nothing used has nothing to stop. */
+	private final Supplier<@Nullable LockEngine> engine;
 
 	private final Duration grace;
 
@@ -53,6 +57,15 @@ final class LockEngineShutdownLifecycle implements SmartLifecycle {
 	 * @param phaseTimeout how long the context waits for a shutdown phase
 	 */
 	LockEngineShutdownLifecycle(LockEngine engine, Duration phaseTimeout) {
+		this(() -> engine, phaseTimeout);
+	}
+
+	/**
+	 * Create the lifecycle of an engine that may never be created.
+	 * @param engine the engine to shut down, or {@code null} when it was not created
+	 * @param phaseTimeout how long the context waits for a shutdown phase
+	 */
+	LockEngineShutdownLifecycle(Supplier<@Nullable LockEngine> engine, Duration phaseTimeout) {
 		this.engine = engine;
 		this.grace = grace(phaseTimeout);
 	}
@@ -80,7 +93,7 @@ final class LockEngineShutdownLifecycle implements SmartLifecycle {
 	@Override
 	public void stop() {
 		this.running = false;
-		this.engine.shutdown(this.grace);
+		shutdown();
 	}
 
 	@Override
@@ -88,7 +101,7 @@ final class LockEngineShutdownLifecycle implements SmartLifecycle {
 		this.running = false;
 		Thread thread = new Thread(() -> {
 			try {
-				this.engine.shutdown(this.grace);
+				shutdown();
 			}
 			finally {
 				callback.run();
@@ -96,6 +109,13 @@ final class LockEngineShutdownLifecycle implements SmartLifecycle {
 		}, "redis-lock-shutdown");
 		thread.setDaemon(true);
 		thread.start();
+	}
+
+	private void shutdown() {
+		LockEngine engine = this.engine.get();
+		if (engine != null) {
+			engine.shutdown(this.grace);
+		}
 	}
 
 	@Override

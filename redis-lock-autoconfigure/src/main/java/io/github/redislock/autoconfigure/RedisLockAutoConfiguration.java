@@ -8,6 +8,7 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -20,6 +21,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -46,6 +48,14 @@ import io.github.redislock.engine.RedisLockEngine;
  * application replaces the engine with a {@link LockEngine} bean of its own, and the
  * template with a {@link LockOperations} bean. {@link ReactiveLockAutoConfiguration} adds
  * the reactive template.
+ *
+ * <p>
+ * The engine is lazy: the auto-configured template creates it at start-up, but with the
+ * application's own {@link LockOperations} it is created only if something uses it (an
+ * application template built on it, the reactive template), and otherwise opens no
+ * connection and starts no thread. The shutdown lifecycle, the health indicator, the
+ * endpoint and the gauges reach it through a {@link LockEngineReference}, which never
+ * creates it.
  *
  * <p>
  * The engine subscribes to release messages on a connection of its own, so the
@@ -78,7 +88,13 @@ public final class RedisLockAutoConfiguration {
 	/** Spring Boot's default {@code spring.lifecycle.timeout-per-shutdown-phase}. */
 	private static final Duration DEFAULT_PHASE_TIMEOUT = Duration.ofSeconds(30);
 
+	/**
+	 * The engine, created when something uses it: the auto-configured template at
+	 * start-up, or an application's own {@link LockOperations} that is built on it. One
+	 * that is not leaves the engine uncreated, with no connection or thread of its own.
+	 */
 	@Bean
+	@Lazy
 	@ConditionalOnMissingBean(LockEngine.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisLockEngine redisLockEngine(RedisConnectionFactory redisConnectionFactory, RedisLockProperties properties,
@@ -101,11 +117,13 @@ public final class RedisLockAutoConfiguration {
 	 */
 	@Bean
 	@ConditionalOnSingleCandidate(LockEngine.class)
-	LockEngineShutdownLifecycle redisLockShutdownLifecycle(LockEngine lockEngine, Environment environment) {
+	LockEngineShutdownLifecycle redisLockShutdownLifecycle(ConfigurableListableBeanFactory beanFactory,
+			Environment environment) {
 		Duration phaseTimeout = Binder.get(environment)
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
 			.orElse(DEFAULT_PHASE_TIMEOUT);
-		return new LockEngineShutdownLifecycle(lockEngine, phaseTimeout);
+		return new LockEngineShutdownLifecycle(LockEngineReference.singleCandidate(beanFactory)::ifCreated,
+				phaseTimeout);
 	}
 
 	@Bean

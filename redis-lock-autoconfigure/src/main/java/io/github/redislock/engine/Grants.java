@@ -75,10 +75,14 @@ final class Grants {
 		LockLease lease = hold.lease();
 		this.watchdog.unwatch(lease);
 		if (lease.markLost()) {
-			logger.warn(LogMessage.format(
-					"Lost lock '%s' (fencing token %s) while it was held: Redis granted it to another owner, so "
-							+ "its lease had ended there; work done under it is no longer exclusive",
-					hold.key(), hold.fencingToken()));
+			if (lease.claimLossReport()) {
+				logger.warn(LogMessage.format(
+						"Lost lock '%s' (fencing token %s) while it was held: Redis granted it to another owner, so "
+								+ "its lease had ended there; work done under it is no longer exclusive. Its holder "
+								+ "finds it lost from isHeld() and at release: stop the work, and fence its writes "
+								+ "with the fencing token",
+						hold.key(), hold.fencingToken()));
+			}
 			LockObserver observer = this.observer;
 			if (observer != null) {
 				observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());

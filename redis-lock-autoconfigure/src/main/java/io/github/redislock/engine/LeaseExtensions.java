@@ -50,7 +50,7 @@ final class LeaseExtensions {
 		}
 		LockLease lease = hold.lease();
 		if (lease.isLost()) {
-			throw new LockLostException(hold.key(), hold.fencingToken());
+			throw hold.lostException();
 		}
 		long millis = Durations.millis(leaseTime);
 		long sentAt = System.nanoTime();
@@ -69,7 +69,7 @@ final class LeaseExtensions {
 			if (lease.markLost() && this.observer != null) {
 				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
 			}
-			throw new LockLostException(hold.key(), hold.fencingToken());
+			throw hold.lostException();
 		}
 		lease.extended(sentAt, millis);
 	}

@@ -2,6 +2,8 @@ package io.github.redislock.engine;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.LockLostException;
+
 /**
  * A lock held by one thread of this JVM, shared by that thread's reentrant handles. The
  * hold count changes under the hold's monitor, because an owner thread may re-enter while
@@ -101,6 +103,14 @@ final class LockHold {
 
 	boolean isLost() {
 		return this.lease.isLost();
+	}
+
+	/**
+	 * The exception that tells the holder its lock was lost, saying whether the loss was
+	 * reported before.
+	 */
+	LockLostException lostException() {
+		return new LockLostException(key(), this.fencingToken, !this.lease.claimLossReport());
 	}
 
 	/** Mark a grant made for a waiter that has not taken it yet. */

@@ -31,6 +31,9 @@ final class LockLease {
 	/** Whether the engine released the lease in Redis as it shut down. */
 	private volatile boolean revoked;
 
+	/** Whether its loss was reported: warned about, or thrown to its holder. */
+	private boolean lossReported;
+
 	/**
 	 * System.nanoTime() when the last extension was sent: renewals sent before it are not
 	 * counted, since Redis may have run them before the extension.
@@ -151,6 +154,19 @@ final class LockLease {
 	 */
 	boolean isMarkedLost() {
 		return this.lost;
+	}
+
+	/**
+	 * Claim the one report of the lease's loss: the warning of whoever found it while it
+	 * was held, or else the first {@link io.github.redislock.LockLostException} its
+	 * holder gets. Only the claimant reports it, so that a holder told of it, or a caller
+	 * that logs what it cannot throw, does not warn again.
+	 * @return true for the call that claimed it
+	 */
+	synchronized boolean claimLossReport() {
+		boolean claimed = !this.lossReported;
+		this.lossReported = true;
+		return claimed;
 	}
 
 	/** Mark the lease lost; true for the call that changed it. */

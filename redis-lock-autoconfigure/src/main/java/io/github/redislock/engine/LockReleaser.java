@@ -90,7 +90,7 @@ final class LockReleaser {
 	void release(LockHold hold) {
 		if (!hold.exit()) {
 			if (hold.isLost()) {
-				throw new LockLostException(hold.key(), hold.fencingToken());
+				throw hold.lostException();
 			}
 			return;
 		}
@@ -147,7 +147,7 @@ final class LockReleaser {
 		try {
 			if (!hold.exit()) {
 				if (hold.isLost()) {
-					throw new LockLostException(hold.key(), hold.fencingToken());
+					throw hold.lostException();
 				}
 				return CompletableFuture.completedFuture(null);
 			}
@@ -263,7 +263,7 @@ final class LockReleaser {
 		}
 		if (outcome < 0 || lease.isLost()) {
 			boolean found = lease.markLost();
-			LockLostException lost = new LockLostException(hold.key(), hold.fencingToken());
+			LockLostException lost = hold.lostException();
 			if (found && this.observer != null) {
 				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
 			}
@@ -335,7 +335,7 @@ final class LockReleaser {
 				+ hold.fencingToken() + ") was released while held, because the application shut down and its holder "
 				+ "did not finish within the grace time, so the work done under it may have overlapped with another "
 				+ "owner; finish or stop the work within spring.lifecycle.timeout-per-shutdown-phase (or the grace "
-				+ "given to LockTemplate.shutdown)");
+				+ "given to LockTemplate.shutdown)", !hold.lease().claimLossReport());
 	}
 
 	/**

@@ -119,9 +119,13 @@ final class RenewalOutcomes implements RenewalWindow.Settled {
 	}
 
 	private void reportLost(LockLease lease, String reason) {
-		logger.warn(LogMessage
-			.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under it is no longer "
-					+ "exclusive", lease.key(), lease.fencingToken(), reason));
+		// The one warning of the loss, unless its holder was told of it already.
+		if (lease.claimLossReport()) {
+			logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under "
+					+ "it is no longer exclusive. Its holder finds it lost from isHeld() and at release: stop the work, "
+					+ "and fence its writes with the fencing token so that they are refused once another owner holds "
+					+ "it", lease.key(), lease.fencingToken(), reason));
+		}
 		if (this.events != null) {
 			this.events.lost(lease);
 		}

@@ -1,5 +1,8 @@
 package io.github.redislock.autoconfigure.health;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -12,7 +15,9 @@ import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
+import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockEngine;
+import io.github.redislock.autoconfigure.LockEngineReference;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.health.RedisLockHealthIndicator;
 
@@ -28,16 +33,22 @@ import io.github.redislock.health.RedisLockHealthIndicator;
 @ConditionalOnBean(LockEngine.class)
 @ConditionalOnEnabledHealthIndicator("redislock")
 public final class RedisLockHealthContributorAutoConfiguration
-		extends CompositeHealthContributorConfiguration<RedisLockHealthIndicator, LockEngine> {
+		extends CompositeHealthContributorConfiguration<RedisLockHealthIndicator, LockDiagnostics> {
 
 	RedisLockHealthContributorAutoConfiguration() {
-		super((lockEngine) -> new RedisLockHealthIndicator(lockEngine.diagnostics()));
+		super(RedisLockHealthIndicator::new);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(name = { "redisLockHealthIndicator", "redisLockHealthContributor" })
 	HealthContributor redisLockHealthContributor(ConfigurableListableBeanFactory beanFactory) {
-		return createContributor(beanFactory, LockEngine.class);
+		// The engines' diagnostics, not the engines: reporting on a lazy engine that
+		// nothing used must not create it.
+		Map<String, LockDiagnostics> engines = new LinkedHashMap<>();
+		for (String name : beanFactory.getBeanNamesForType(LockEngine.class, true, false)) {
+			engines.put(name, new LockEngineReference(beanFactory, name).diagnostics());
+		}
+		return createContributor(engines);
 	}
 
 }
