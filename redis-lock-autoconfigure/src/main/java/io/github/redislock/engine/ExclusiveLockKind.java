@@ -34,6 +34,8 @@ final class ExclusiveLockKind extends LockKind {
 
 	private final RedisScript<Long> release = LockScripts.composedScript(Long.class, "lock-key.lua", "release.lua");
 
+	private final RedisScript<Long> heldAlone = LockScripts.script("held-alone.lua", Long.class);
+
 	/**
 	 * How long a released lock's tombstone lasts, in milliseconds: as long as its fencing
 	 * token must be kept and as long as its release must stay known, whichever is longer.
@@ -82,10 +84,21 @@ final class ExclusiveLockKind extends LockKind {
 	@Override
 	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long lastToken) {
 		String markMillis = scripts.releaseMarkMillis();
-		String granted = (grantToken > 0) ? "h|" + owner + "|" + grantToken : "";
+		String granted = (grantToken > 0) ? granted(owner, grantToken) : "";
 		String tombstone = "r|" + owner + "|" + Math.max(grantToken, lastToken) + "|" + markMillis;
 		return ScriptCall.of(this.release, List.of(scripts.keys().lockKey(name)), granted, tombstone,
 				tombstoneMillis(markMillis), scripts.publishCommand());
+	}
+
+	@Override
+	@Nullable ScriptCall<Long> heldAloneCall(LockScripts scripts, LockLease lease) {
+		return ScriptCall.of(this.heldAlone, List.of(scripts.keys().lockKey(lease.key())),
+				granted(lease.owner(), lease.fencingToken()));
+	}
+
+	/** The lock key's value as a grant writes it ({@code acquire.lua}). */
+	private static String granted(String owner, long token) {
+		return "h|" + owner + "|" + token;
 	}
 
 	/**

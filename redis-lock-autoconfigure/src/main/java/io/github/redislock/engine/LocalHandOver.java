@@ -40,24 +40,16 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * <b>Other JVMs.</b> Only for a renewed lease, since the next owner asks for the lease
- * length the watchdog keeps, and at most {@value #MAX_HANDOFFS} times in a row, barging
- * included: the release that ends a chain goes through Redis and wakes waiters in other
- * JVMs. The new hold takes the place of the released one in {@link LocalHolds} only if
- * that is still there: a grant by Redis to another owner of this JVM that came between
- * means the lease being handed over had ended in Redis, and nobody takes it.
+ * length the watchdog keeps, and only while no thread of another JVM waits for the lock
+ * ({@link HandOverChains}), barging included: the release that ends a chain goes through
+ * Redis and wakes waiters in other JVMs. The new hold takes the place of the released one
+ * in {@link LocalHolds} only if that is still there: a grant by Redis to another owner of
+ * this JVM that came between means the lease being handed over had ended in Redis, and
+ * nobody takes it.
  *
  * @author redis-lock
  */
 final class LocalHandOver {
-
-	/**
-	 * How many times in a row a lock may pass between threads of this JVM. Each chain
-	 * that ends costs a release through Redis, a release message and a grant in the other
-	 * JVM, with the lock idle meanwhile: 32 critical sections of a few hundred
-	 * microseconds pay for that, and still keep a waiter in another JVM waiting for a few
-	 * milliseconds only.
-	 */
-	static final int MAX_HANDOFFS = 32;
 
 	/**
 	 * How long a waiter may be barged: about twice the time 8 threads take to run a
@@ -73,9 +65,12 @@ final class LocalHandOver {
 
 	private final ReleaseSubscriptions subscriptions;
 
-	LocalHandOver(LocalHolds holds, ReleaseSubscriptions subscriptions) {
+	private final HandOverChains chains;
+
+	LocalHandOver(LocalHolds holds, ReleaseSubscriptions subscriptions, HandOverChains chains) {
 		this.holds = holds;
 		this.subscriptions = subscriptions;
+		this.chains = chains;
 	}
 
 	/**
@@ -105,7 +100,7 @@ final class LocalHandOver {
 
 	private boolean mayHandOver(LockHold hold) {
 		LockLease lease = hold.lease();
-		return lease.kind().handsOver() && lease.isRenewed() && !lease.isLost() && hold.handoffs() < MAX_HANDOFFS;
+		return lease.kind().handsOver() && lease.isRenewed() && !lease.isLost() && this.chains.mayContinue(hold);
 	}
 
 	private boolean install(LockHold previous, LockHold next) {

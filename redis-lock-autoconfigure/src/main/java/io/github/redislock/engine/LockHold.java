@@ -21,7 +21,7 @@ final class LockHold {
 	private final @Nullable Thread ownerThread;
 
 	/** How many times the lease was handed from thread to thread before this hold. */
-	private final int handoffs;
+	private final long handoffs;
 
 	private final long acquiredAtMillis = System.currentTimeMillis();
 
@@ -41,7 +41,7 @@ final class LockHold {
 	 */
 	private volatile boolean claimed = true;
 
-	LockHold(LockLease lease, long fencingToken, @Nullable Thread ownerThread, int handoffs) {
+	LockHold(LockLease lease, long fencingToken, @Nullable Thread ownerThread, long handoffs) {
 		this.lease = lease;
 		this.fencingToken = fencingToken;
 		this.ownerThread = ownerThread;
@@ -81,7 +81,7 @@ final class LockHold {
 		return this.ownerThread;
 	}
 
-	int handoffs() {
+	long handoffs() {
 		return this.handoffs;
 	}
 

@@ -161,6 +161,17 @@ abstract class LockKind {
 			long lastToken);
 
 	/**
+	 * The call that tells whether a lease is still held as granted with no thread of
+	 * another JVM waiting for it (1, else 0), for a kind that {@linkplain #handsOver()
+	 * hands over}; {@code null} for a kind that cannot tell, whose lock then passes
+	 * between the threads of a JVM a bounded number of times in a row
+	 * ({@link HandOverChains}).
+	 */
+	@Nullable ScriptCall<Long> heldAloneCall(LockScripts scripts, LockLease lease) {
+		return null;
+	}
+
+	/**
 	 * What the release script's answer means, as {@link #release} returns it: every
 	 * kind's script answers 0 when the owner did not hold the lock, 2 when released while
 	 * another JVM waits and 1 when released otherwise.

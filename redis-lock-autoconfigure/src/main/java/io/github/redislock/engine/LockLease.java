@@ -28,6 +28,13 @@ final class LockLease {
 
 	private volatile boolean lost;
 
+	/**
+	 * Whether a thread of another JVM waits for the lock, as Redis told, or this JVM
+	 * could not learn whether one does: the lease is no longer handed between its
+	 * threads.
+	 */
+	private volatile boolean othersWait;
+
 	/** Whether the engine released the lease in Redis as it shut down. */
 	private volatile boolean revoked;
 
@@ -56,6 +63,16 @@ final class LockLease {
 		// The lease started when Redis ran the script, which was after the request was
 		// sent.
 		this.expiresAtNanos = requestedAtNanos + leaseMillis * 1_000_000;
+	}
+
+	/** Whether a thread of another JVM waits for the lock, or may. */
+	boolean othersWait() {
+		return this.othersWait;
+	}
+
+	/** A thread of another JVM waits for the lock, or may: see {@link #othersWait()}. */
+	void markOthersWait() {
+		this.othersWait = true;
 	}
 
 	LockKind kind() {

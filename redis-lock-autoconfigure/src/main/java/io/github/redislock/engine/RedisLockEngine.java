@@ -156,7 +156,8 @@ public final class RedisLockEngine implements LockEngine {
 		Grants grants = new Grants(this.holds, this.watchdog, guarded);
 		BackgroundReleases backgroundReleases = new BackgroundReleases(this.scripts, this.subscriptions,
 				this.housekeeping);
-		LocalHandOver handOver = new LocalHandOver(this.holds, this.subscriptions);
+		LocalHandOver handOver = new LocalHandOver(this.holds, this.subscriptions,
+				new HandOverChains(this.scripts, this.housekeeping::execute));
 		this.releaser = new LockReleaser(this.scripts, this.holds, this.watchdog, this.subscriptions, handOver,
 				backgroundReleases, guarded);
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
