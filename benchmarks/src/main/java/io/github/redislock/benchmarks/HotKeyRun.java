@@ -16,8 +16,9 @@ import reactor.core.publisher.Mono;
  * together at a wall-clock time that every JVM of the run agrees on, run through the
  * warm-up without a pause, and count an acquisition when it was granted within the
  * measured window. Every acquisition, warm-up included, increments the counter, so that
- * the counter must end equal to their number. The lock is exclusive or fair (fair with
- * threads only).
+ * the counter must end equal to their number. Each measured acquisition also records when
+ * its critical section ran, for the {@link LockTimeline}. The lock is exclusive or fair
+ * (fair with threads only).
  */
 final class HotKeyRun {
 
@@ -32,6 +33,8 @@ final class HotKeyRun {
 	private final TimedCallers callers;
 
 	private final Samples[] waits;
+
+	private final HeldSections[] sections;
 
 	private final long[] measured;
 
@@ -52,10 +55,12 @@ final class HotKeyRun {
 		this.fair = kind == LockClient.Kind.FAIR;
 		this.counter = counter;
 		this.waits = new Samples[callers];
+		this.sections = new HeldSections[callers];
 		this.measured = new long[callers];
 		this.total = new long[callers];
 		for (int i = 0; i < callers; i++) {
 			this.waits[i] = new Samples();
+			this.sections[i] = new HeldSections();
 		}
 		long startNanos = System.nanoTime() + (startEpochMillis - System.currentTimeMillis()) * 1_000_000;
 		this.callers = (client instanceof ReactiveLockClient reactiveClient)
@@ -82,13 +87,15 @@ final class HotKeyRun {
 			long requested = System.nanoTime();
 			LockClient.Release release = this.fair ? this.client.acquireFair(KEY) : this.client.acquire(KEY);
 			long granted = System.nanoTime();
+			long sectionEnd;
 			try {
 				this.counter.increment();
 			}
 			finally {
+				sectionEnd = System.nanoTime();
 				release.release();
 			}
-			if (counted(index, requested, granted)) {
+			if (counted(index, requested, granted, sectionEnd)) {
 				return;
 			}
 		}
@@ -98,16 +105,18 @@ final class HotKeyRun {
 	 * The reactive form of {@link #loop}: the same acquisitions and the same critical
 	 * section, each sent when the previous one has answered, with no thread waiting
 	 * meanwhile. Reactor orders the signals of one chain, whatever threads they come on,
-	 * so that the chain's counts need no more synchronization than a thread's.
+	 * so that the chain's counts need no more synchronization than a thread's. The
+	 * section ends when the {@code SET} has answered, before the lock client releases.
 	 */
 	private Mono<Void> chain(ReactiveLockClient client, int index) {
 		return Mono.defer(() -> {
 			long requested = System.nanoTime();
-			long[] granted = new long[1];
+			// The grant, then the end of the critical section
+			long[] section = new long[2];
 			return client.execute(KEY, Mono.defer(() -> {
-				granted[0] = System.nanoTime();
-				return this.counter.incrementReactive();
-			})).then(Mono.fromCallable(() -> counted(index, requested, granted[0])));
+				section[0] = System.nanoTime();
+				return this.counter.incrementReactive().doOnSuccess((done) -> section[1] = System.nanoTime());
+			})).then(Mono.fromCallable(() -> counted(index, requested, section[0], section[1])));
 		}).repeat().takeUntil((over) -> over).then();
 	}
 
@@ -116,7 +125,7 @@ final class HotKeyRun {
 	 * @return whether it was granted after the end of the window, which ends the caller's
 	 * work
 	 */
-	private boolean counted(int index, long requestedNanos, long grantedNanos) {
+	private boolean counted(int index, long requestedNanos, long grantedNanos, long sectionEndNanos) {
 		this.total[index]++;
 		if (this.callers.isOver(grantedNanos)) {
 			return true;
@@ -124,6 +133,7 @@ final class HotKeyRun {
 		if (this.callers.isMeasured(grantedNanos)) {
 			this.measured[index]++;
 			this.waits[index].add(grantedNanos - requestedNanos);
+			this.sections[index].add(grantedNanos, sectionEndNanos);
 		}
 		return false;
 	}
@@ -139,12 +149,14 @@ final class HotKeyRun {
 	Outcome join(long cpuNanos) throws InterruptedException {
 		this.callers.join();
 		Samples allWaits = new Samples();
+		HeldSections allSections = new HeldSections();
 		long operations = 0;
 		for (int i = 0; i < this.callers.size(); i++) {
 			allWaits.addAll(this.waits[i]);
+			allSections.addAll(this.sections[i]);
 			operations += this.total[i];
 		}
-		return new Outcome(this.measured.clone(), allWaits, operations, cpuNanos);
+		return new Outcome(this.measured.clone(), allWaits, allSections, operations, cpuNanos);
 	}
 
 	/**
@@ -153,10 +165,12 @@ final class HotKeyRun {
 	 * @param perThread measured acquisitions of each thread, or reactive chain
 	 * @param waits time from request to grant of each measured acquisition, in
 	 * nanoseconds
+	 * @param sections the critical section of each measured acquisition, callers one
+	 * after the other
 	 * @param totalOperations every acquisition, warm-up included
 	 * @param cpuNanos CPU time of the JVM within the measured window
 	 */
-	record Outcome(long[] perThread, Samples waits, long totalOperations, long cpuNanos) {
+	record Outcome(long[] perThread, Samples waits, HeldSections sections, long totalOperations, long cpuNanos) {
 
 		long measured() {
 			long sum = 0;
@@ -178,6 +192,11 @@ final class HotKeyRun {
 				for (int i = 0; i < this.waits.size(); i++) {
 					output.writeLong(this.waits.get(i));
 				}
+				output.writeInt(this.sections.size());
+				for (int i = 0; i < this.sections.size(); i++) {
+					output.writeLong(this.sections.granted(i));
+					output.writeLong(this.sections.sectionEnd(i));
+				}
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);
@@ -197,7 +216,12 @@ final class HotKeyRun {
 				for (int i = 0; i < size; i++) {
 					waits.add(input.readLong());
 				}
-				return new Outcome(perThread, waits, totalOperations, cpuNanos);
+				HeldSections sections = new HeldSections();
+				int sectionCount = input.readInt();
+				for (int i = 0; i < sectionCount; i++) {
+					sections.add(input.readLong(), input.readLong());
+				}
+				return new Outcome(perThread, waits, sections, totalOperations, cpuNanos);
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);

@@ -15,7 +15,8 @@ import io.github.redislock.test.RedisCli;
  * back a Redis counter; a reactive implementation runs as many reactive chains (see
  * {@link HotKeyRun}). With two JVMs, this process runs half of the threads and a
  * {@link HotKeyWorker} the other half; they start at a time this process publishes in
- * Redis once the worker is ready.
+ * Redis once the worker is ready. Both JVMs' critical sections are merged on one
+ * {@link LockTimeline}.
  */
 final class HotKeyScenario {
 
@@ -134,6 +135,7 @@ final class HotKeyScenario {
 			.put("clientCpuMicros", cpu / 1e3);
 		// Each acquisition's critical section sent one GET and one SET of its own
 		commands.minus("get", measured).minus("set", measured).writeTo(figures);
+		LockTimeline.writeTo(outcomes.stream().map(HotKeyRun.Outcome::sections).toList(), duration, figures);
 		return figures;
 	}
 

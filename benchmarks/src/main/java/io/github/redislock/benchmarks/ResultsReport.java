@@ -15,6 +15,24 @@ import java.util.function.ToDoubleFunction;
  */
 final class ResultsReport {
 
+	/**
+	 * What the hot-key tables' columns on the {@link LockTimeline} mean, told once in the
+	 * first hot key's description.
+	 */
+	private static final String TIMELINE = "Where the lock's time goes comes from two System.nanoTime() readings "
+			+ "per measured acquisition, one when the lock is granted and one when the critical section has ended, "
+			+ "before the release; the sections of every JVM are merged in the order they were granted (nanoTime "
+			+ "is the machine's monotonic clock, the same in both JVMs). Critical section is the mean time from "
+			+ "grant to the end of the GET and SET; section vs alone compares it with the critical section alone "
+			+ "on one thread, with no lock and no other thread sending commands. A gap runs from the end of one "
+			+ "section to the grant of the next: the time the lock spends handing itself over, its release and "
+			+ "the next grant, with no critical section running. A hand-over gap goes to a holder in the same "
+			+ "JVM, a switch gap (two JVMs only) to one in the other JVM; switches are per 1,000 acquisitions. "
+			+ "Lock busy is the share of the measured window spent inside critical sections: ops/s is lock busy "
+			+ "over the critical section's mean time, so what is left is in the gaps. For the critical section "
+			+ "alone, the gaps are the loop's own overhead. Overlaps are sections granted before an earlier one "
+			+ "had ended, which a lock must never let happen: they must be 0, as must lost updates.";
+
 	private final Environment environment;
 
 	private final Map<Scenario, Map<Implementation, Figures>> results;
@@ -67,17 +85,19 @@ final class ResultsReport {
 				+ "compares every row with the local fair lock, the limit of a lock that serves waiters in order. "
 				+ "The reactive rows (redis-lock ReactiveLockTemplate, Redisson RLockReactive) run as many reactive "
 				+ "chains as the others have threads, each sending the same GET and SET without blocking and taking "
-				+ "the lock again once released; their ops/thread are per chain.");
+				+ "the lock again once released; their ops/thread are per chain. " + TIMELINE);
 		section(text, Scenario.HOT_KEY_TWO_JVMS, hotKey(Scenario.HOT_KEY_TWO_JVMS), "The same, with 2 JVMs x "
 				+ (settings.hotKeyThreads() / 2) + " threads. A local lock cannot span "
 				+ "two JVMs: vs limit compares with the critical section alone on one thread; the reactive rows run "
-				+ (settings.hotKeyThreads() / 2) + " chains in each JVM.");
+				+ (settings.hotKeyThreads() / 2) + " chains in each JVM. A switch gap hands the lock to the "
+				+ "other JVM, a hand-over gap to a thread of the same JVM.");
 		section(text, Scenario.FAIR_HOT_KEY, hotKey(Scenario.FAIR_HOT_KEY), "One hot key again, "
 				+ settings.hotKeyThreads() + " threads around the same GET and SET, under a "
 				+ "fair lock: waiters are granted in the order they asked, so that every thread should get "
 				+ "about as many operations. Spread is the standard deviation of operations per thread over "
 				+ "their mean. The limits are those of the first hot key; vs limit compares with the local fair "
-				+ "lock." + skipped(Scenario.FAIR_HOT_KEY));
+				+ "lock. The critical section, gap and overlap columns are those of the first hot key."
+				+ skipped(Scenario.FAIR_HOT_KEY));
 		section(text, Scenario.FAIR_HOT_KEY_TWO_JVMS, hotKey(Scenario.FAIR_HOT_KEY_TWO_JVMS),
 				"The same, with 2 JVMs x " + (settings.hotKeyThreads() / 2) + " threads; vs limit compares with the "
 						+ "critical section alone on one thread." + skipped(Scenario.FAIR_HOT_KEY_TWO_JVMS));
@@ -190,12 +210,14 @@ final class ResultsReport {
 		if (twoJvms) {
 			header.add("ops per JVM");
 		}
-		header.addAll(List.of("lost updates", "wait p50 ms", "p99 ms", "max ms", "ops/thread min–max", "spread",
-				"client CPU µs/acq", "Redis CPU µs/acq", "round trips/acq", "all commands/acq",
-				"commands per acquisition"));
+		header.addAll(List.of("lost updates", "overlaps", "wait p50 ms", "p99 ms", "max ms", "critical section µs",
+				"section vs alone", "hand-over gap µs mean / p50 / p99", "switch gap µs mean / p50 / p99",
+				"switches per 1,000 acq", "lock busy", "ops/thread min–max", "spread", "client CPU µs/acq",
+				"Redis CPU µs/acq", "round trips/acq", "all commands/acq", "commands per acquisition"));
 		MarkdownTable table = new MarkdownTable(header.toArray(String[]::new));
 		double best = best(succeeded(scenario), (run) -> run.getDouble("opsPerSecond"));
 		Figures limit = succeeded(scenario).get(limitOf(scenario));
+		Figures alone = succeeded(scenario).get(Implementation.LIMIT_SINGLE_THREAD);
 		rows(table, scenario, (implementation, run) -> {
 			CommandCounts commands = CommandCounts.readFrom(run);
 			long operations = Math.max(1, run.getLong("operations"));
@@ -207,9 +229,15 @@ final class ResultsReport {
 			if (twoJvms) {
 				cells.add(run.get("perJvm"));
 			}
-			cells.addAll(List.of(run.get("lostUpdates"), MarkdownTable.millis(run.getDouble("waitP50Micros")),
+			cells.addAll(List.of(run.get("lostUpdates"), run.get("overlaps"),
+					MarkdownTable.millis(run.getDouble("waitP50Micros")),
 					MarkdownTable.millis(run.getDouble("waitP99Micros")),
 					MarkdownTable.millis(run.getDouble("waitMaxMicros")),
+					MarkdownTable.micros(run.getDouble("sectionMeanMicros")),
+					(alone != null) ? MarkdownTable
+						.ratio(run.getDouble("sectionMeanMicros") / alone.getDouble("sectionMeanMicros")) : "",
+					gaps(run, "handOverGap"), gaps(run, "switchGap"),
+					Figures.decimal(run.getDouble("switchesPerThousand")), percent(run.getDouble("lockBusyShare")),
 					run.get("perThreadMin") + "–" + run.get("perThreadMax"), percent(run.getDouble("perThreadSpread")),
 					MarkdownTable.micros(run.getDouble("clientCpuMicros") / operations),
 					MarkdownTable.micros(run.getDouble("redisCpuMicros") / operations),
@@ -219,6 +247,19 @@ final class ResultsReport {
 			table.row(cells.toArray(String[]::new));
 		});
 		return table;
+	}
+
+	/**
+	 * The mean, p50 and p99 of one kind of gap between critical sections on the
+	 * {@link LockTimeline}, in µs, or – when there was none of that kind.
+	 */
+	private static String gaps(Figures run, String prefix) {
+		if (!run.has(prefix + "MeanMicros")) {
+			return "–";
+		}
+		return MarkdownTable.micros(run.getDouble(prefix + "MeanMicros")) + " / "
+				+ MarkdownTable.micros(run.getDouble(prefix + "P50Micros")) + " / "
+				+ MarkdownTable.micros(run.getDouble(prefix + "P99Micros"));
 	}
 
 	static boolean isTwoJvms(Scenario scenario) {
