@@ -4,10 +4,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.contract.LockKeyValues;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -30,10 +30,7 @@ class LockScriptReplayTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
+		this.connectionFactory = StandaloneLocks.connectionFactory(server);
 		this.scripts = new TestScripts(this.connectionFactory, "test:");
 		this.cli = server.cli();
 	}
