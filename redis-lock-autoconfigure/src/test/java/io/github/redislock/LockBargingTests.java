@@ -74,15 +74,8 @@ class LockBargingTests {
 			LockHandle first = this.nodes.node().lock(LONG_WAIT);
 			long firstToken = first.fencingToken();
 			String owner = LockKeyValues.holder(this.nodes.cli(), KEY);
-			CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
-				try (LockHandle handle = this.nodes.node().lock(LONG_WAIT)) {
-					return critical(handle);
-				}
-			}, this.nodes.executor());
-			await().pollDelay(Duration.ZERO)
-				.pollInterval(Duration.ofNanos(50_000))
-				.atMost(Duration.ofSeconds(5))
-				.until(() -> this.nodes.diagnostics(this.nodes.node()).sleepingWaiterCount() == 1);
+			CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(this::lockAndWork, this.nodes.executor());
+			awaitTheWaiterAsleep();
 			long roundTrips = CommandStats.roundTrips(this.nodes.cli());
 			first.close();
 			LockHandle again = this.nodes.node().lock(LONG_WAIT);
@@ -170,14 +163,9 @@ class LockBargingTests {
 				// not use.
 				Thread.interrupted();
 				waiting.set(Thread.currentThread());
-				try (LockHandle handle = this.nodes.node().lock(LONG_WAIT)) {
-					return critical(handle);
-				}
+				return lockAndWork();
 			}, this.nodes.executor());
-			await().pollDelay(Duration.ZERO)
-				.pollInterval(Duration.ofNanos(50_000))
-				.atMost(Duration.ofSeconds(5))
-				.until(() -> this.nodes.diagnostics(this.nodes.node()).sleepingWaiterCount() == 1);
+			awaitTheWaiterAsleep();
 			if (random.nextBoolean()) {
 				waiting.get().interrupt();
 				first.close();
@@ -233,6 +221,24 @@ class LockBargingTests {
 			}
 		}
 		assertExclusiveAndFenced();
+	}
+
+	/** Take the lock on the node under test, do the work under it and release it. */
+	private long lockAndWork() {
+		try (LockHandle handle = this.nodes.node().lock(LONG_WAIT)) {
+			return critical(handle);
+		}
+	}
+
+	/**
+	 * Wait for the one waiter to sleep, polling tightly: it is barged only while it is
+	 * young.
+	 */
+	private void awaitTheWaiterAsleep() {
+		await().pollDelay(Duration.ZERO)
+			.pollInterval(Duration.ofNanos(50_000))
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> this.nodes.diagnostics(this.nodes.node()).sleepingWaiterCount() == 1);
 	}
 
 	/** The work under the lock: the counter, the fencing order, the overlap watch. */
