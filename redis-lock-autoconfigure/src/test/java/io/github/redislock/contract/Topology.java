@@ -13,8 +13,9 @@ import io.github.redislock.test.RedisServer;
 
 /**
  * The servers of one Redis topology, started before the first test of a class and closed
- * after its last, and the lock fixtures on them: the one way a test class that runs on a
- * topology of its own sets it up. Registered as a static extension:
+ * after its last, and the lock fixtures on them: the one way a test class whose tests
+ * share a topology of its own sets it up (a test that breaks its servers starts its own).
+ * Registered as a static extension:
  * {@code @RegisterExtension static final Topology<RedisCluster> topology = Topology.cluster();}
  *
  * @param <S> the servers: one server, a cluster, or a group under sentinels
