@@ -155,16 +155,16 @@ class LockScriptsTests {
 	@Test
 	void releaseAsGrantedLeavesTheTombstoneOfAReleaseThatReadsTheKeyAndRunsTwiceAsOne() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
-		long published = TestCommandStats.calls(this.cli, "publish");
-		long gets = TestCommandStats.calls(this.cli, "get");
-		long sets = TestCommandStats.calls(this.cli, "set");
+		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
+		long gets = TestCommandStats.calls(this.scripts.cli(), "get");
+		long sets = TestCommandStats.calls(this.scripts.cli(), "set");
 		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isZero();
-		assertThat(TestCommandStats.calls(this.cli, "get")).isEqualTo(gets + 1);
-		assertThat(TestCommandStats.calls(this.cli, "set")).isEqualTo(sets + 1);
-		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published);
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "get")).isEqualTo(gets + 1);
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "set")).isEqualTo(sets + 1);
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published);
 		long markMillis = this.scripts.commands().replayWindowMillis();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("r|node:1|" + token + "|" + markMillis);
-		assertThat(this.cli.pttl("test:{order:1}")).isGreaterThan(Math.max(60_000, markMillis) - 5000);
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("r|node:1|" + token + "|" + markMillis);
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isGreaterThan(Math.max(60_000, markMillis) - 5000);
 		// Sent again after a reconnect: the release before, not a lost lock.
 		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isZero();
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(token);
@@ -175,26 +175,26 @@ class LockScriptsTests {
 	void releaseAsGrantedOfAGrantAnotherJvmWasRefusedStillPublishesAndSaysSo() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		assertThat(this.scripts.acquire("order:1", "other:2", 5000).granted()).isFalse();
-		long published = TestCommandStats.calls(this.cli, "publish");
+		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
 		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isEqualTo(1);
-		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published + 1);
-		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + token + "|").endsWith("|y");
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published + 1);
+		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + token + "|").endsWith("|y");
 	}
 
 	@Test
 	void releaseAsGrantedRaisesTheFenceToTheLastHandedOverToken() {
 		long granted = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		assertThat(this.scripts.releaseGranted("order:1", "node:1", granted, granted + 3)).isZero();
-		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + (granted + 3) + "|");
+		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + (granted + 3) + "|");
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(granted + 3);
 	}
 
 	@Test
 	void releaseAsGrantedByAnotherOwnerLeavesTheLockAsItIs() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
-		String held = this.cli.get("test:{order:1}");
+		String held = this.scripts.cli().get("test:{order:1}");
 		assertThat(this.scripts.releaseGranted("order:1", "node:2", token, 0)).isEqualTo(-1);
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo(held);
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo(held);
 	}
 
 	@Test
