@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -18,10 +17,7 @@ import org.junit.jupiter.api.Test;
 import io.github.redislock.contract.CommandStats;
 import io.github.redislock.contract.CriticalSections;
 import io.github.redislock.contract.CriticalSections.Section;
-import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.LockKeyValues;
-import io.github.redislock.contract.StandaloneLocks;
-import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
@@ -41,13 +37,7 @@ class LockBargingTests {
 
 	private static final LockRequest LONG_WAIT = LockRequest.of("hot").waitTime(Duration.ofSeconds(20));
 
-	private StandaloneLocks locks;
-
-	private LockTemplate template;
-
-	private LockTemplate otherNode;
-
-	private RedisCli cli;
+	private TwoNodes nodes;
 
 	private final CriticalSections sections = new CriticalSections();
 
@@ -61,21 +51,14 @@ class LockBargingTests {
 
 	private final AtomicReference<String> fencingError = new AtomicReference<>();
 
-	private final ExecutorService executor = LockFixture.executor("lock-barging-tests");
-
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
-		this.template = this.locks.template();
-		this.otherNode = this.locks.template();
-		this.cli = this.locks.cli();
+		this.nodes = new TwoNodes(server, "lock-barging-tests");
 	}
 
 	@AfterEach
 	void tearDown() throws Exception {
-		this.executor.shutdownNow();
-		this.executor.awaitTermination(10, TimeUnit.SECONDS);
-		this.locks.close();
+		this.nodes.close();
 	}
 
 	/**
@@ -88,32 +71,25 @@ class LockBargingTests {
 	void releasingThreadTakesTheVacantLockBackWhileTheWokenWaiterSleepsOn() throws Exception {
 		int barged = 0;
 		for (int round = 0; round < 100 && barged < 3; round++) {
-			LockHandle first = this.template.lock(LONG_WAIT);
+			LockHandle first = this.nodes.node().lock(LONG_WAIT);
 			long firstToken = first.fencingToken();
-			String owner = LockKeyValues.holder(this.cli, KEY);
-			CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
-				try (LockHandle handle = this.template.lock(LONG_WAIT)) {
-					return critical(handle);
-				}
-			}, this.executor);
-			await().pollDelay(Duration.ZERO)
-				.pollInterval(Duration.ofNanos(50_000))
-				.atMost(Duration.ofSeconds(5))
-				.until(() -> this.locks.diagnostics(this.template).sleepingWaiterCount() == 1);
-			long roundTrips = CommandStats.roundTrips(this.cli);
+			String owner = LockKeyValues.holder(this.nodes.cli(), KEY);
+			CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(this::lockAndWork, this.nodes.executor());
+			awaitTheWaiterAsleep();
+			long roundTrips = CommandStats.roundTrips(this.nodes.cli());
 			first.close();
-			LockHandle again = this.template.lock(LONG_WAIT);
+			LockHandle again = this.nodes.node().lock(LONG_WAIT);
 			long againToken = critical(again);
 			if (againToken == firstToken + 1) {
 				barged++;
 				// Taken back without Redis, under the same grant, while the waiter waits
 				// on.
-				assertThat(CommandStats.roundTrips(this.cli)).isEqualTo(roundTrips);
-				assertThat(LockKeyValues.holder(this.cli, KEY)).isEqualTo(owner);
+				assertThat(CommandStats.roundTrips(this.nodes.cli())).isEqualTo(roundTrips);
+				assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).isEqualTo(owner);
 				assertThat(waiter).isNotDone();
 				await().atMost(Duration.ofSeconds(5))
-					.until(() -> this.locks.diagnostics(this.template).sleepingWaiterCount() == 1);
-				assertThat(this.otherNode.tryLock("hot", Duration.ZERO)).isEmpty();
+					.until(() -> this.nodes.diagnostics(this.nodes.node()).sleepingWaiterCount() == 1);
+				assertThat(this.nodes.otherNode().tryLock("hot", Duration.ZERO)).isEmpty();
 				again.close();
 				assertThat(waiter.get(5, TimeUnit.SECONDS)).isEqualTo(firstToken + 2);
 			}
@@ -125,7 +101,7 @@ class LockBargingTests {
 				assertThat(againToken).isGreaterThan(waiterToken);
 				again.close();
 			}
-			assertThat(LockKeyValues.holder(this.cli, KEY)).isNull();
+			assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).isNull();
 		}
 		assertThat(barged).as("rounds in which the releasing thread took the lock back").isEqualTo(3);
 		assertExclusiveAndFenced();
@@ -147,14 +123,14 @@ class LockBargingTests {
 				long done = 0;
 				while (System.nanoTime() - end < 0) {
 					long askedAt = System.nanoTime();
-					try (LockHandle handle = this.template.lock(LONG_WAIT)) {
+					try (LockHandle handle = this.nodes.node().lock(LONG_WAIT)) {
 						maxWaitNanos.accumulateAndGet(System.nanoTime() - askedAt, Math::max);
 						critical(handle);
 						done++;
 					}
 				}
 				return done;
-			}, this.executor));
+			}, this.nodes.executor()));
 		}
 		List<Long> perThread = new ArrayList<>();
 		for (CompletableFuture<Long> loop : loops) {
@@ -166,7 +142,7 @@ class LockBargingTests {
 		assertThat(Duration.ofNanos(maxWaitNanos.get())).as("longest wait, %d grants", total)
 			.isLessThan(Duration.ofSeconds(1));
 		assertExclusiveAndFenced();
-		assertThat(LockKeyValues.holder(this.cli, KEY)).isNull();
+		assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).isNull();
 	}
 
 	/**
@@ -180,21 +156,16 @@ class LockBargingTests {
 		long seed = Long.getLong("redislock.barging.seed", System.nanoTime());
 		Random random = new Random(seed);
 		for (int round = 0; round < 40; round++) {
-			LockHandle first = this.template.lock(LONG_WAIT);
+			LockHandle first = this.nodes.node().lock(LONG_WAIT);
 			AtomicReference<Thread> waiting = new AtomicReference<>();
 			CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
 				// A pool thread may keep the interrupt of an earlier round that it did
 				// not use.
 				Thread.interrupted();
 				waiting.set(Thread.currentThread());
-				try (LockHandle handle = this.template.lock(LONG_WAIT)) {
-					return critical(handle);
-				}
-			}, this.executor);
-			await().pollDelay(Duration.ZERO)
-				.pollInterval(Duration.ofNanos(50_000))
-				.atMost(Duration.ofSeconds(5))
-				.until(() -> this.locks.diagnostics(this.template).sleepingWaiterCount() == 1);
+				return lockAndWork();
+			}, this.nodes.executor());
+			awaitTheWaiterAsleep();
 			if (random.nextBoolean()) {
 				waiting.get().interrupt();
 				first.close();
@@ -210,8 +181,9 @@ class LockBargingTests {
 				assertThat(ex).as("seed %d", seed).hasCauseInstanceOf(LockInterruptedException.class);
 			}
 			await().atMost(Duration.ofSeconds(2))
-				.untilAsserted(() -> assertThat(LockKeyValues.holder(this.cli, KEY)).as("seed %d", seed).isNull());
-			try (LockHandle next = this.otherNode.tryLock("hot", Duration.ZERO).orElseThrow()) {
+				.untilAsserted(
+						() -> assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).as("seed %d", seed).isNull());
+			try (LockHandle next = this.nodes.otherNode().tryLock("hot", Duration.ZERO).orElseThrow()) {
 				critical(next);
 			}
 		}
@@ -225,7 +197,7 @@ class LockBargingTests {
 	@Test
 	void shutdownWhileTheLockPassesAroundLeavesItFree() throws Exception {
 		for (int round = 0; round < 5; round++) {
-			LockTemplate closing = this.locks.template();
+			LockTemplate closing = this.nodes.locks().template();
 			long before = this.grants.get();
 			List<CompletableFuture<Void>> loops = new ArrayList<>();
 			for (int i = 0; i < 4; i++) {
@@ -238,17 +210,35 @@ class LockBargingTests {
 							return;
 						}
 					}
-				}, this.executor));
+				}, this.nodes.executor()));
 			}
 			await().atMost(Duration.ofSeconds(5)).until(() -> this.grants.get() - before > 200);
 			closing.shutdown(Duration.ofSeconds(2));
 			CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
-			assertThat(LockKeyValues.holder(this.cli, KEY)).isNull();
-			try (LockHandle next = this.otherNode.tryLock("hot", Duration.ZERO).orElseThrow()) {
+			assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).isNull();
+			try (LockHandle next = this.nodes.otherNode().tryLock("hot", Duration.ZERO).orElseThrow()) {
 				critical(next);
 			}
 		}
 		assertExclusiveAndFenced();
+	}
+
+	/** Take the lock on the node under test, do the work under it and release it. */
+	private long lockAndWork() {
+		try (LockHandle handle = this.nodes.node().lock(LONG_WAIT)) {
+			return critical(handle);
+		}
+	}
+
+	/**
+	 * Wait for the one waiter to sleep, polling tightly: it is barged only while it is
+	 * young.
+	 */
+	private void awaitTheWaiterAsleep() {
+		await().pollDelay(Duration.ZERO)
+			.pollInterval(Duration.ofNanos(50_000))
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> this.nodes.diagnostics(this.nodes.node()).sleepingWaiterCount() == 1);
 	}
 
 	/** The work under the lock: the counter, the fencing order, the overlap watch. */

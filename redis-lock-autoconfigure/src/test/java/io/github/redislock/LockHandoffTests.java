@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,10 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.contract.CommandStats;
-import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.LockKeyValues;
-import io.github.redislock.contract.StandaloneLocks;
-import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
@@ -33,65 +29,52 @@ class LockHandoffTests {
 
 	private static final LockRequest LONG_WAIT = LockRequest.of("hot").waitTime(Duration.ofSeconds(20));
 
-	private StandaloneLocks locks;
-
-	private LockTemplate template;
-
-	private LockTemplate otherNode;
-
-	private RedisCli cli;
-
-	private final ExecutorService executor = LockFixture.executor("lock-handoff-tests");
+	private TwoNodes nodes;
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
-		this.template = this.locks.template();
-		this.otherNode = this.locks.template();
-		this.cli = this.locks.cli();
+		this.nodes = new TwoNodes(server, "lock-handoff-tests");
 	}
 
 	@AfterEach
 	void tearDown() throws Exception {
-		this.executor.shutdownNow();
-		this.executor.awaitTermination(10, TimeUnit.SECONDS);
-		this.locks.close();
+		this.nodes.close();
 	}
 
 	@Test
 	void releaseHandsTheLockToALocalWaiterWithoutARoundTrip() throws Exception {
-		LockHandle first = this.template.lock("hot");
-		String owner = LockKeyValues.holder(this.cli, "redis-lock:{hot}");
-		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(LONG_WAIT),
-				this.executor);
-		awaitOneWaiter(this.template);
-		long roundTrips = CommandStats.roundTrips(this.cli);
+		LockHandle first = this.nodes.node().lock("hot");
+		String owner = LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}");
+		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.nodes.node().lock(LONG_WAIT),
+				this.nodes.executor());
+		awaitOneWaiter(this.nodes.node());
+		long roundTrips = CommandStats.roundTrips(this.nodes.cli());
 		first.close();
 		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
-		assertThat(CommandStats.roundTrips(this.cli)).isEqualTo(roundTrips);
+		assertThat(CommandStats.roundTrips(this.nodes.cli())).isEqualTo(roundTrips);
 		assertThat(second.isHeld()).isTrue();
 		assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
-		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{hot}")).isEqualTo(owner);
-		assertThat(this.otherNode.tryLock("hot", Duration.ZERO)).isEmpty();
+		assertThat(LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}")).isEqualTo(owner);
+		assertThat(this.nodes.otherNode().tryLock("hot", Duration.ZERO)).isEmpty();
 		second.close();
-		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{hot}")).isNull();
-		try (LockHandle next = this.otherNode.lock("hot")) {
+		assertThat(LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}")).isNull();
+		try (LockHandle next = this.nodes.otherNode().lock("hot")) {
 			assertThat(next.fencingToken()).isGreaterThan(second.fencingToken());
 		}
 	}
 
 	@Test
 	void waiterWithAFixedLeaseGetsItsOwnGrant() throws Exception {
-		LockHandle first = this.template.lock("hot");
+		LockHandle first = this.nodes.node().lock("hot");
 		LockRequest fixed = LONG_WAIT.leaseTime(Duration.ofSeconds(5));
-		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock(fixed),
-				this.executor);
-		awaitOneWaiter(this.template);
-		String firstOwner = LockKeyValues.holder(this.cli, "redis-lock:{hot}");
+		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.nodes.node().lock(fixed),
+				this.nodes.executor());
+		awaitOneWaiter(this.nodes.node());
+		String firstOwner = LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}");
 		first.close();
 		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
-		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{hot}")).isNotEqualTo(firstOwner);
-		assertThat(this.cli.pttl("redis-lock:{hot}")).isBetween(1L, 5000L);
+		assertThat(LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}")).isNotEqualTo(firstOwner);
+		assertThat(this.nodes.cli().pttl("redis-lock:{hot}")).isBetween(1L, 5000L);
 		second.close();
 	}
 
@@ -103,17 +86,18 @@ class LockHandoffTests {
 		for (int i = 0; i < 4; i++) {
 			loops.add(CompletableFuture.runAsync(() -> {
 				while (running.get()) {
-					try (LockHandle handle = this.template.lock(LONG_WAIT)) {
+					try (LockHandle handle = this.nodes.node().lock(LONG_WAIT)) {
 						localGrants.incrementAndGet();
 					}
 				}
-			}, this.executor));
+			}, this.nodes.executor()));
 		}
 		await().atMost(Duration.ofSeconds(5)).until(() -> localGrants.get() > 500);
 		try {
 			long start = System.nanoTime();
 			for (int i = 0; i < 50; i++) {
-				try (LockHandle remote = this.otherNode.lock(LockRequest.of("hot").waitTime(Duration.ofSeconds(10)))) {
+				try (LockHandle remote = this.nodes.otherNode()
+					.lock(LockRequest.of("hot").waitTime(Duration.ofSeconds(10)))) {
 					assertThat(remote.isHeld()).isTrue();
 				}
 			}
@@ -131,17 +115,17 @@ class LockHandoffTests {
 	 */
 	@Test
 	void idleSubscriberElsewhereDoesNotMakeAReleaserYield() throws Exception {
-		LockHandle held = this.template.lock("hot");
-		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.otherNode.lock(LONG_WAIT),
-				this.executor);
-		awaitOneWaiter(this.otherNode);
+		LockHandle held = this.nodes.node().lock("hot");
+		CompletableFuture<LockHandle> waiter = CompletableFuture
+			.supplyAsync(() -> this.nodes.otherNode().lock(LONG_WAIT), this.nodes.executor());
+		awaitOneWaiter(this.nodes.otherNode());
 		held.close();
 		waiter.get(5, TimeUnit.SECONDS).close();
-		assertThat(this.locks.diagnostics(this.otherNode).subscribedChannelCount()).isOne();
+		assertThat(this.nodes.diagnostics(this.nodes.otherNode()).subscribedChannelCount()).isOne();
 		LockRequest fixed = LockRequest.of("hot").leaseTime(Duration.ofSeconds(5));
 		for (int i = 0; i < 20; i++) {
-			this.template.lock(fixed).close();
-			assertThat(this.template.tryLock(fixed.waitTime(Duration.ZERO))).as("lock %d taken again at once", i)
+			this.nodes.node().lock(fixed).close();
+			assertThat(this.nodes.node().tryLock(fixed.waitTime(Duration.ZERO))).as("lock %d taken again at once", i)
 				.hasValueSatisfying(LockHandle::close);
 		}
 	}
@@ -153,20 +137,20 @@ class LockHandoffTests {
 	@Test
 	void releaserYieldsToARefusedWaiterElsewhere() throws Exception {
 		LockRequest fixed = LockRequest.of("hot").leaseTime(Duration.ofSeconds(5));
-		LockHandle held = this.template.lock(fixed);
-		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.otherNode.lock(LONG_WAIT),
-				this.executor);
-		awaitOneWaiter(this.otherNode);
+		LockHandle held = this.nodes.node().lock(fixed);
+		CompletableFuture<LockHandle> waiter = CompletableFuture
+			.supplyAsync(() -> this.nodes.otherNode().lock(LONG_WAIT), this.nodes.executor());
+		awaitOneWaiter(this.nodes.otherNode());
 		held.close();
 		// An attempt that can wait yields; one without wait would ask Redis at once.
-		assertThat(this.template.tryLock(fixed.waitTime(Duration.ofMillis(20)))).isEmpty();
+		assertThat(this.nodes.node().tryLock(fixed.waitTime(Duration.ofMillis(20)))).isEmpty();
 		try (LockHandle remote = waiter.get(5, TimeUnit.SECONDS)) {
 			assertThat(remote.isHeld()).isTrue();
 		}
 	}
 
 	private void awaitOneWaiter(LockTemplate node) {
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.locks.diagnostics(node).sleepingWaiterCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.nodes.diagnostics(node).sleepingWaiterCount() == 1);
 	}
 
 }

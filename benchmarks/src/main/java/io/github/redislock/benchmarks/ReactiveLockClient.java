@@ -1,5 +1,8 @@
 package io.github.redislock.benchmarks;
 
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -24,5 +27,22 @@ interface ReactiveLockClient extends LockClient {
 	 * @return the action's result; an error when the lock was not granted in time
 	 */
 	<T> Mono<T> execute(String key, Mono<T> action);
+
+	/**
+	 * The same library's blocking client on the same connections, which the blocking
+	 * methods go to.
+	 * @return the blocking client
+	 */
+	LockClient blocking();
+
+	@Override
+	default Release acquire(String key, @Nullable Duration lease) {
+		return blocking().acquire(key, lease);
+	}
+
+	@Override
+	default void close() {
+		blocking().close();
+	}
 
 }

@@ -1,8 +1,5 @@
 package io.github.redislock.benchmarks;
 
-import java.time.Duration;
-
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import io.github.redislock.LockRequest;
@@ -30,13 +27,8 @@ final class RedisLockReactiveClient implements ReactiveLockClient {
 	}
 
 	@Override
-	public Release acquire(String key, @Nullable Duration lease) {
-		return this.blocking.acquire(key, lease);
-	}
-
-	@Override
-	public void close() {
-		this.blocking.close();
+	public LockClient blocking() {
+		return this.blocking;
 	}
 
 }

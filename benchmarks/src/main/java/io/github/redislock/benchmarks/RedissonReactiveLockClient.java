@@ -1,10 +1,8 @@
 package io.github.redislock.benchmarks;
 
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.jspecify.annotations.Nullable;
 import org.redisson.api.RLockReactive;
 import org.redisson.api.RedissonReactiveClient;
 import reactor.core.publisher.Mono;
@@ -49,13 +47,8 @@ final class RedissonReactiveLockClient implements ReactiveLockClient {
 	}
 
 	@Override
-	public Release acquire(String key, @Nullable Duration lease) {
-		return this.blocking.acquire(key, lease);
-	}
-
-	@Override
-	public void close() {
-		this.blocking.close();
+	public LockClient blocking() {
+		return this.blocking;
 	}
 
 }

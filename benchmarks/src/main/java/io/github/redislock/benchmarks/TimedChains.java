@@ -2,9 +2,7 @@ package io.github.redislock.benchmarks;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -12,13 +10,7 @@ import reactor.core.publisher.Mono;
  * subscribes them all at the start time, and they run on whatever threads the lock and
  * the Redis client complete them on, none of them waiting; see {@link TimedCallers}.
  */
-final class TimedChains implements TimedCallers {
-
-	private final long startNanos;
-
-	private final long measureFromNanos;
-
-	private final long endNanos;
+final class TimedChains extends TimedCallers {
 
 	private final int count;
 
@@ -27,8 +19,6 @@ final class TimedChains implements TimedCallers {
 	private final Thread starter;
 
 	private final CountDownLatch ended;
-
-	private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 
 	/**
 	 * What each chain does from the start time on, given its index: a {@link Mono} that
@@ -42,9 +32,7 @@ final class TimedChains implements TimedCallers {
 	}
 
 	TimedChains(String name, int count, long startNanos, Duration warmup, Duration duration, Chain chain) {
-		this.startNanos = startNanos;
-		this.measureFromNanos = startNanos + warmup.toNanos();
-		this.endNanos = this.measureFromNanos + duration.toNanos();
+		super(startNanos, warmup, duration);
 		this.count = count;
 		this.chain = chain;
 		this.ended = new CountDownLatch(count);
@@ -52,45 +40,31 @@ final class TimedChains implements TimedCallers {
 	}
 
 	private void subscribeAll() {
-		ScenarioContext.sleepUntil(this.startNanos);
+		ScenarioContext.sleepUntil(startNanos());
 		for (int i = 0; i < this.count; i++) {
 			int index = i;
 			Mono.defer(() -> this.chain.run(index)).subscribe(null, (ex) -> {
-				this.failure.compareAndSet(null, ex);
+				fail(ex);
 				this.ended.countDown();
 			}, this.ended::countDown);
 		}
 	}
 
 	@Override
-	public void start() {
+	void start() {
 		this.starter.start();
 	}
 
 	@Override
-	public int size() {
+	int size() {
 		return this.count;
 	}
 
+	/** Wait for the starter and for every chain to end. */
 	@Override
-	public long measureFromNanos() {
-		return this.measureFromNanos;
-	}
-
-	@Override
-	public long endNanos() {
-		return this.endNanos;
-	}
-
-	/** Wait for every chain to end; rethrow the first failure. */
-	@Override
-	public void join() throws InterruptedException {
+	void awaitCallers() throws InterruptedException {
 		this.starter.join();
 		this.ended.await();
-		Throwable failed = this.failure.get();
-		if (failed != null) {
-			throw Failures.rethrow(failed);
-		}
 	}
 
 }

@@ -7,13 +7,13 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
 import org.springframework.aop.framework.ProxyFactory;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.DistributedLock;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.ReactiveLockTemplate;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.observation.ObservationLockObserver;
 import io.github.redislock.test.RedisServer;
@@ -36,10 +36,7 @@ class DistributedLockReactiveObservationTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
+		this.connectionFactory = StandaloneLocks.connectionFactory(server);
 		this.engine = new RedisLockEngine(this.connectionFactory, LockOptions.defaults(),
 				new ObservationLockObserver(this.registry));
 	}

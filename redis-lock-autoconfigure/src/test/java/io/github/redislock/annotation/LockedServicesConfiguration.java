@@ -9,6 +9,7 @@ import org.springframework.context.annotation.PropertySource;
 
 import io.github.redislock.DistributedLock;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.autoconfigure.RedisServerConfiguration;
 import io.github.redislock.test.RedisServer;
 
 /**
@@ -21,27 +22,10 @@ import io.github.redislock.test.RedisServer;
 @SpringBootConfiguration
 @EnableAutoConfiguration
 @PropertySource("classpath:io/github/redislock/annotation/locked-services.properties")
-@Import({ KeyFormServicesConfiguration.class, ConcurrentServicesConfiguration.class, FailureServicesConfiguration.class,
-		NestedServicesConfiguration.class, TransactionalServicesConfiguration.class,
+@Import({ RedisServerConfiguration.class, KeyFormServicesConfiguration.class, ConcurrentServicesConfiguration.class,
+		FailureServicesConfiguration.class, NestedServicesConfiguration.class, TransactionalServicesConfiguration.class,
 		CurrentLockServicesConfiguration.class, ReactiveServicesConfiguration.class })
 class LockedServicesConfiguration {
-
-	@Bean(destroyMethod = "close")
-	static RedisServer redisServer() {
-		return RedisServer.start();
-	}
-
-	@Bean
-	static DataRedisConnectionDetails redisConnectionDetails(RedisServer redisServer) {
-		return new DataRedisConnectionDetails() {
-
-			@Override
-			public Standalone getStandalone() {
-				return Standalone.of(redisServer.host(), redisServer.port());
-			}
-
-		};
-	}
 
 	@Bean
 	LockProbe lockProbe(RedisServer redisServer, LockTemplate lockTemplate) {

@@ -12,11 +12,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.assertj.core.api.Condition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotReplicatedException;
@@ -25,6 +25,7 @@ import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.ClusterLocks;
 import io.github.redislock.contract.LockKeyValues;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -44,7 +45,8 @@ class ClusterLockTests {
 
 	private static final String PREFIX = LockOptions.DEFAULT_KEY_PREFIX;
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final Topology<RedisCluster> topology = Topology.cluster();
 
 	/** One lock name per primary. */
 	private static List<String> names;
@@ -60,21 +62,13 @@ class ClusterLockTests {
 	private final ExecutorService executor = ClusterLocks.executor(this.waiterThreads);
 
 	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start();
-		names = ClusterLocks.namesOnEveryPrimary(cluster, "order", 1);
-	}
-
-	@AfterAll
-	static void closeCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
+	static void findNamesOnEveryPrimary() {
+		names = ClusterLocks.namesOnEveryPrimary(topology.servers(), "order", 1);
 	}
 
 	@BeforeEach
 	void setUp() {
-		this.locks = new ClusterLocks(cluster);
+		this.locks = new ClusterLocks(topology.servers());
 		this.locks.flush();
 		this.template = this.locks.template();
 		this.otherNode = this.locks.template();
@@ -99,7 +93,7 @@ class ClusterLockTests {
 	void namesOfTheContractHitEveryPrimaryOnSlotsOfTheirOwn() {
 		List<String> hot = this.locks.names("hot", 2);
 		assertThat(new HashSet<>(hot.stream().map(this.locks::primaryOf).toList())).hasSize(3)
-			.containsExactlyInAnyOrderElementsOf(cluster.primaries());
+			.containsExactlyInAnyOrderElementsOf(topology.servers().primaries());
 		assertThat(hot.stream().map(ClusterLocks::slotOf).distinct()).hasSize(hot.size());
 	}
 
@@ -108,14 +102,14 @@ class ClusterLockTests {
 		List<LockHandle> handles = names.stream().map(this.template::lock).toList();
 		try {
 			Map<RedisServer, Set<String>> tagsByPrimary = new HashMap<>();
-			for (RedisServer primary : cluster.primaries()) {
+			for (RedisServer primary : topology.servers().primaries()) {
 				try (RedisCli cli = primary.cli()) {
 					for (String key : cli.keys(PREFIX + "*")) {
 						tagsByPrimary.computeIfAbsent(primary, (server) -> new HashSet<>()).add(hashTag(key));
 					}
 				}
 			}
-			assertThat(tagsByPrimary.keySet()).containsExactlyInAnyOrderElementsOf(cluster.primaries());
+			assertThat(tagsByPrimary.keySet()).containsExactlyInAnyOrderElementsOf(topology.servers().primaries());
 			assertThat(tagsByPrimary.values()).allSatisfy((tags) -> assertThat(tags).hasSize(1));
 			assertThat(tagsByPrimary.values().stream().flatMap(Set::stream)).containsExactlyInAnyOrderElementsOf(names);
 		}
@@ -142,7 +136,7 @@ class ClusterLockTests {
 					LockHandle read = this.template.lock(LockRequest.read(name))) {
 				assertThat(this.otherNode.tryLock(name, Duration.ZERO)).as(name).isEmpty();
 				Map<String, RedisServer> keys = new HashMap<>();
-				for (RedisServer node : cluster.primaries()) {
+				for (RedisServer node : topology.servers().primaries()) {
 					try (RedisCli cli = node.cli()) {
 						cli.keys("*").forEach((key) -> keys.put(key, node));
 					}
@@ -217,7 +211,7 @@ class ClusterLockTests {
 		try (LockHandle warm = safe.lock(stalled)) {
 			assertThat(warm.isHeld()).isTrue();
 		}
-		RedisServer replica = cluster.replicasOf(this.locks.primaryOf(stalled)).get(0);
+		RedisServer replica = topology.servers().replicasOf(this.locks.primaryOf(stalled)).get(0);
 		replica.pause();
 		try {
 			assertThatExceptionOfType(LockNotReplicatedException.class).isThrownBy(() -> safe.lock(stalled))
@@ -233,7 +227,7 @@ class ClusterLockTests {
 		finally {
 			replica.resume();
 		}
-		cluster.awaitHealthy(Duration.ofSeconds(30));
+		topology.servers().awaitHealthy(Duration.ofSeconds(30));
 		try (LockHandle again = safe.lock(stalled)) {
 			assertThat(again.isHeld()).isTrue();
 		}
@@ -247,10 +241,10 @@ class ClusterLockTests {
 	 * wake their waiter.
 	 */
 	private void assertReleaseChannelsAreSubscribedWhereReleasesReachThem(List<String> names) {
-		boolean shardedPubSub = Integer.parseInt(cluster.nodes().get(0).version().split("\\.")[0]) >= 7;
+		boolean shardedPubSub = Integer.parseInt(topology.servers().nodes().get(0).version().split("\\.")[0]) >= 7;
 		Map<String, Set<RedisServer>> plain = new HashMap<>();
 		Map<String, Set<RedisServer>> sharded = new HashMap<>();
-		for (RedisServer node : cluster.nodes()) {
+		for (RedisServer node : topology.servers().nodes()) {
 			try (RedisCli cli = node.cli()) {
 				for (String name : names) {
 					String channel = ClusterLocks.releaseChannel(name);

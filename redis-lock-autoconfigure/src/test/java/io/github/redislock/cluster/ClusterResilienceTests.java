@@ -17,11 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -33,6 +32,7 @@ import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.ClusterLocks;
 import io.github.redislock.contract.CriticalSections;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -72,7 +72,8 @@ class ClusterResilienceTests {
 
 	private static final Duration HEALTHY_TIMEOUT = Duration.ofSeconds(20);
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final Topology<RedisCluster> topology = Topology.cluster();
 
 	private ClusterLocks locks;
 
@@ -80,22 +81,10 @@ class ClusterResilienceTests {
 
 	private List<StringRedisTemplate> data;
 
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start();
-	}
-
-	@AfterAll
-	static void closeCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
-	}
-
 	@BeforeEach
 	void setUp() {
-		cluster.awaitHealthy(HEALTHY_TIMEOUT);
-		this.locks = new ClusterLocks(cluster);
+		topology.servers().awaitHealthy(HEALTHY_TIMEOUT);
+		this.locks = new ClusterLocks(topology.servers());
 		this.locks.flush();
 		LockOptions options = LockOptions.defaults().withWaitTime(WAIT_TIME).withWatchdog(LEASE, RENEW_INTERVAL);
 		this.nodes = List.of(this.locks.template(options), this.locks.template(options));
@@ -114,16 +103,16 @@ class ClusterResilienceTests {
 	 */
 	@Test
 	void movingTheSlotOfAHotLockKeepsItExclusiveAndItsDataIntact() throws Exception {
-		List<String> names = ClusterLocks.namesOnEveryPrimary(cluster, "moving", 1);
+		List<String> names = ClusterLocks.namesOnEveryPrimary(topology.servers(), "moving", 1);
 		String moved = names.get(0);
 		int slot = ClusterLocks.slotOf(moved);
-		RedisServer source = cluster.primaryForSlot(slot);
+		RedisServer source = topology.servers().primaryForSlot(slot);
 		RedisServer target = this.locks.primaryOf(names.get(1));
 		try (Workload workload = new Workload(names, moved)) {
 			workload.awaitEveryThreadCompletes(PROGRESS);
-			cluster.moveSlot(slot, target);
+			topology.servers().moveSlot(slot, target);
 			long movedAt = System.nanoTime();
-			assertThat(cluster.primaryForSlot(slot)).isEqualTo(target).isNotEqualTo(source);
+			assertThat(topology.servers().primaryForSlot(slot)).isEqualTo(target).isNotEqualTo(source);
 			workload.awaitEveryThreadCompletes(PROGRESS);
 			workload.stop();
 			assertExclusiveAndIntact(workload, names, moved, movedAt);
@@ -142,16 +131,16 @@ class ClusterResilienceTests {
 	 */
 	@Test
 	void failingOverThePrimaryOfAHotLockKeepsItExclusiveAndItsDataIntact() throws Exception {
-		List<String> names = ClusterLocks.namesOnEveryPrimary(cluster, "failover", 1);
+		List<String> names = ClusterLocks.namesOnEveryPrimary(topology.servers(), "failover", 1);
 		String hot = names.get(0);
 		int slot = ClusterLocks.slotOf(hot);
-		RedisServer primary = cluster.primaryForSlot(slot);
-		RedisServer replica = cluster.replicasOf(primary).get(0);
+		RedisServer primary = topology.servers().primaryForSlot(slot);
+		RedisServer replica = topology.servers().replicasOf(primary).get(0);
 		try (Workload workload = new Workload(names, hot)) {
 			workload.awaitEveryThreadCompletes(PROGRESS);
-			cluster.failover(replica);
+			topology.servers().failover(replica);
 			long failedOverAt = System.nanoTime();
-			assertThat(cluster.primaryForSlot(slot)).isEqualTo(replica);
+			assertThat(topology.servers().primaryForSlot(slot)).isEqualTo(replica);
 			workload.awaitEveryThreadCompletes(PROGRESS);
 			workload.stop();
 			assertExclusiveAndIntact(workload, names, hot, failedOverAt);
@@ -197,7 +186,7 @@ class ClusterResilienceTests {
 		Duration lease = Duration.ofMillis(3800);
 		Duration renewInterval = Duration.ofMillis(2200);
 		Duration heldUp = Duration.ofSeconds(2);
-		String name = ClusterLocks.namesOnEveryPrimary(cluster, "delayed", 1).get(0);
+		String name = ClusterLocks.namesOnEveryPrimary(topology.servers(), "delayed", 1).get(0);
 		LockTemplate renewing = this.locks.template(LockOptions.defaults().withWatchdog(lease, renewInterval),
 				Duration.ofSeconds(4));
 		warmUp(renewing, name);

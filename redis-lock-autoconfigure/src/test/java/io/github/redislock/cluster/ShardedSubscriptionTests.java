@@ -7,11 +7,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
@@ -19,6 +18,7 @@ import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.SubscriptionStatus;
 import io.github.redislock.contract.ClusterLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -40,7 +40,8 @@ class ShardedSubscriptionTests {
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final Duration SUBSCRIPTION_LINGER = Duration.ofSeconds(1);
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final Topology<RedisCluster> topology = Topology.cluster();
 
 	private ClusterLocks locks;
 
@@ -48,24 +49,12 @@ class ShardedSubscriptionTests {
 
 	private LockTemplate otherNode;
 
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start();
-	}
-
-	@AfterAll
-	static void closeCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
-	}
-
 	@BeforeEach
 	void setUp() {
-		assumeThat(Integer.parseInt(cluster.nodes().get(0).version().split("\\.")[0])).as("sharded pub/sub")
+		assumeThat(Integer.parseInt(topology.servers().nodes().get(0).version().split("\\.")[0])).as("sharded pub/sub")
 			.isGreaterThanOrEqualTo(7);
-		cluster.awaitHealthy(HEALTHY_TIMEOUT);
-		this.locks = new ClusterLocks(cluster);
+		topology.servers().awaitHealthy(HEALTHY_TIMEOUT);
+		this.locks = new ClusterLocks(topology.servers());
 		this.locks.flush();
 		this.template = this.locks.template();
 		this.otherNode = this.locks.template();
@@ -156,11 +145,11 @@ class ShardedSubscriptionTests {
 	/** Two lock names in different slots that one primary serves. */
 	private static List<String> twoSlotsOfOnePrimary() {
 		String first = "resubscribe-0";
-		RedisServer primary = cluster.primaryForSlot(ClusterLocks.slotOf(first));
+		RedisServer primary = topology.servers().primaryForSlot(ClusterLocks.slotOf(first));
 		for (int i = 1;; i++) {
 			String name = "resubscribe-" + i;
 			if (ClusterLocks.slotOf(name) != ClusterLocks.slotOf(first)
-					&& cluster.primaryForSlot(ClusterLocks.slotOf(name)).equals(primary)) {
+					&& topology.servers().primaryForSlot(ClusterLocks.slotOf(name)).equals(primary)) {
 				return List.of(first, name);
 			}
 		}

@@ -10,12 +10,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -29,6 +29,7 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.ClusterLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
@@ -58,7 +59,8 @@ class StalledShardTests {
 
 	private static final int LOCKS_PER_PRIMARY = 4;
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final Topology<RedisCluster> topology = Topology.cluster();
 
 	private ClusterLocks locks;
 
@@ -67,9 +69,8 @@ class StalledShardTests {
 	private final List<LettuceConnectionFactory> connected = new ArrayList<>();
 
 	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start();
-		for (RedisServer node : cluster.nodes()) {
+	static void letTheOtherShardsServeWhileOneStalls() {
+		for (RedisServer node : topology.servers().nodes()) {
 			try (RedisCli cli = node.cli()) {
 				cli.command("CONFIG", "SET", "cluster-require-full-coverage", "no");
 				cli.command("CONFIG", "SET", "cluster-replica-no-failover", "yes");
@@ -77,16 +78,9 @@ class StalledShardTests {
 		}
 	}
 
-	@AfterAll
-	static void closeCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
-	}
-
 	@BeforeEach
 	void setUp() {
-		this.locks = new ClusterLocks(cluster);
+		this.locks = new ClusterLocks(topology.servers());
 	}
 
 	@AfterEach
@@ -103,7 +97,7 @@ class StalledShardTests {
 		LockOptions options = LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL);
 		LockTemplate holder = this.locks.template(options, COMMAND_TIMEOUT);
 		LockTemplate other = this.locks.template(options, COMMAND_TIMEOUT);
-		List<String> names = ClusterLocks.namesOnEveryPrimary(cluster, "stall", LOCKS_PER_PRIMARY + 1);
+		List<String> names = ClusterLocks.namesOnEveryPrimary(topology.servers(), "stall", LOCKS_PER_PRIMARY + 1);
 		// The first of every three names lands on the primary that stalls.
 		List<String> onStalled = new ArrayList<>();
 		List<String> onHealthy = new ArrayList<>();
@@ -167,7 +161,8 @@ class StalledShardTests {
 	 * of the cluster, connected now.
 	 */
 	private LettuceConnectionFactory staticViewClient() {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.seeds()),
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(topology.servers().seeds()),
 				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
 		factory.afterPropertiesSet();
 		factory.start();

@@ -8,9 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
@@ -30,23 +29,12 @@ import static org.awaitility.Awaitility.await;
  */
 class ClusterBatchedRenewalTests extends BatchedRenewalTests {
 
-	private static RedisCluster cluster;
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start();
-	}
-
-	@AfterAll
-	static void closeCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
-	}
+	@RegisterExtension
+	static final Topology<RedisCluster> topology = Topology.cluster();
 
 	@Override
 	protected LockFixture fixture() {
-		return new ClusterLocks(cluster);
+		return topology.fixture();
 	}
 
 	/**
@@ -61,8 +49,9 @@ class ClusterBatchedRenewalTests extends BatchedRenewalTests {
 		List<String> names = names("moving", 200, 1);
 		List<LockHandle> handles = names.stream().map(template::lock).toList();
 		int slot = ClusterLocks.slotOf(names.get(0));
-		RedisServer source = cluster.primaryForSlot(slot);
-		RedisServer target = cluster.primaries()
+		RedisServer source = topology.servers().primaryForSlot(slot);
+		RedisServer target = topology.servers()
+			.primaries()
 			.stream()
 			.filter((primary) -> primary.port() != source.port())
 			.findFirst()
@@ -98,7 +87,7 @@ class ClusterBatchedRenewalTests extends BatchedRenewalTests {
 		}
 		finally {
 			// Done either way, so that the cluster is whole for the other tests.
-			cluster.moveSlot(slot, target);
+			topology.servers().moveSlot(slot, target);
 		}
 		template.shutdown(Duration.ZERO);
 	}
@@ -111,7 +100,7 @@ class ClusterBatchedRenewalTests extends BatchedRenewalTests {
 
 	/** Names in the given number of slots, on different primaries while there are. */
 	private static List<String> names(String stem, int count, int slotCount) {
-		Set<Integer> slots = ClusterLocks.namesOnEveryPrimary(cluster, stem + "-slot", 1)
+		Set<Integer> slots = ClusterLocks.namesOnEveryPrimary(topology.servers(), stem + "-slot", 1)
 			.stream()
 			.map(ClusterLocks::slotOf)
 			.limit(slotCount)

@@ -1,7 +1,6 @@
 package io.github.redislock.contract;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.test.RedisCluster;
 
@@ -14,23 +13,12 @@ import io.github.redislock.test.RedisCluster;
  */
 class ClusterLockContractTests extends LockContractTests {
 
-	private static RedisCluster cluster;
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start();
-	}
-
-	@AfterAll
-	static void closeCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
-	}
+	@RegisterExtension
+	static final Topology<RedisCluster> topology = Topology.cluster();
 
 	@Override
 	protected LockFixture createFixture() {
-		return new ClusterLocks(cluster);
+		return topology.fixture();
 	}
 
 }

@@ -4,10 +4,9 @@ import java.util.List;
 
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -26,7 +25,8 @@ import io.github.redislock.test.RedisCluster;
  */
 class ClusterReplayedCommandTests extends ReplayedCommandContract {
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final Topology<RedisCluster> topology = Topology.cluster();
 
 	private ProxiedServers proxied;
 
@@ -34,22 +34,10 @@ class ClusterReplayedCommandTests extends ReplayedCommandContract {
 
 	private LettuceConnectionFactory connectionFactory;
 
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start();
-	}
-
-	@AfterAll
-	static void closeCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
-	}
-
 	@BeforeEach
 	void setUp() {
-		this.proxied = new ProxiedServers(cluster.nodes());
-		this.locks = new ClusterLocks(cluster);
+		this.proxied = new ProxiedServers(topology.servers().nodes());
+		this.locks = new ClusterLocks(topology.servers());
 		this.locks.flush();
 		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
 			.enableAllAdaptiveRefreshTriggers()
@@ -59,7 +47,8 @@ class ClusterReplayedCommandTests extends ReplayedCommandContract {
 			.clientResources(this.proxied.clientResources())
 			.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(refresh).build())
 			.build();
-		this.connectionFactory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.seeds()), client);
+		this.connectionFactory = new LettuceConnectionFactory(new RedisClusterConfiguration(topology.servers().seeds()),
+				client);
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 	}

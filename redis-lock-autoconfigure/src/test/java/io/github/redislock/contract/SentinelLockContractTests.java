@@ -1,7 +1,6 @@
 package io.github.redislock.contract;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.test.RedisSentinels;
 
@@ -12,23 +11,12 @@ import io.github.redislock.test.RedisSentinels;
  */
 class SentinelLockContractTests extends LockContractTests {
 
-	private static RedisSentinels group;
-
-	@BeforeAll
-	static void startGroup() {
-		group = RedisSentinels.start();
-	}
-
-	@AfterAll
-	static void closeGroup() {
-		if (group != null) {
-			group.close();
-		}
-	}
+	@RegisterExtension
+	static final Topology<RedisSentinels> topology = Topology.sentinels();
 
 	@Override
 	protected LockFixture createFixture() {
-		return new SentinelLocks(group);
+		return topology.fixture();
 	}
 
 }

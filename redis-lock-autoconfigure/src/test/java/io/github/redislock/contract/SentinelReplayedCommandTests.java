@@ -2,10 +2,9 @@ package io.github.redislock.contract;
 
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -23,7 +22,8 @@ import io.github.redislock.test.RedisSentinels;
  */
 class SentinelReplayedCommandTests extends ReplayedCommandContract {
 
-	private static RedisSentinels group;
+	@RegisterExtension
+	static final Topology<RedisSentinels> topology = Topology.sentinels();
 
 	private ProxiedServers proxied;
 
@@ -31,22 +31,10 @@ class SentinelReplayedCommandTests extends ReplayedCommandContract {
 
 	private LettuceConnectionFactory connectionFactory;
 
-	@BeforeAll
-	static void startGroup() {
-		group = RedisSentinels.start();
-	}
-
-	@AfterAll
-	static void closeGroup() {
-		if (group != null) {
-			group.close();
-		}
-	}
-
 	@BeforeEach
 	void setUp() {
-		this.proxied = new ProxiedServers(List.of(group.primary(), group.replica()));
-		this.locks = new SentinelLocks(group);
+		this.proxied = new ProxiedServers(List.of(topology.servers().primary(), topology.servers().replica()));
+		this.locks = new SentinelLocks(topology.servers());
 		this.locks.flush();
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
 			.commandTimeout(LockFixture.COMMAND_TIMEOUT)

@@ -3,8 +3,7 @@ package io.github.redislock.contract;
 import java.util.List;
 import java.util.stream.IntStream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.test.RedisServer;
 
@@ -14,23 +13,12 @@ import io.github.redislock.test.RedisServer;
  */
 class StandaloneBatchedRenewalTests extends BatchedRenewalTests {
 
-	private static RedisServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = RedisServer.start();
-	}
-
-	@AfterAll
-	static void closeServer() {
-		if (server != null) {
-			server.close();
-		}
-	}
+	@RegisterExtension
+	static final Topology<RedisServer> topology = Topology.standalone();
 
 	@Override
 	protected LockFixture fixture() {
-		return new StandaloneLocks(server);
+		return topology.fixture();
 	}
 
 	@Override

@@ -1,7 +1,6 @@
 package io.github.redislock.contract;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.test.RedisServer;
 
@@ -10,23 +9,12 @@ import io.github.redislock.test.RedisServer;
  */
 class StandaloneLockContractTests extends LockContractTests {
 
-	private static RedisServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = RedisServer.start();
-	}
-
-	@AfterAll
-	static void closeServer() {
-		if (server != null) {
-			server.close();
-		}
-	}
+	@RegisterExtension
+	static final Topology<RedisServer> topology = Topology.standalone();
 
 	@Override
 	protected LockFixture createFixture() {
-		return new StandaloneLocks(server);
+		return topology.fixture();
 	}
 
 }

@@ -69,6 +69,17 @@ public final class StandaloneLocks extends LockFixture {
 	}
 
 	/**
+	 * A started connection factory on the server with Lettuce's default client
+	 * configuration, as an application that configures nothing would have it, for tests
+	 * that build their engines themselves; the caller destroys it.
+	 * @param server the server
+	 * @return the started factory
+	 */
+	public static LettuceConnectionFactory connectionFactory(RedisServer server) {
+		return start(new LettuceConnectionFactory(new RedisStandaloneConfiguration(server.host(), server.port())));
+	}
+
+	/**
 	 * A started connection factory on the server, for nodes that live outside a fixture
 	 * such as those of child JVMs; the caller destroys it.
 	 * @param server the server

@@ -4,11 +4,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
 import io.github.redislock.contract.LockKeyValues;
-import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
@@ -22,26 +18,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RedisTest
 class LockScriptReplayTests {
 
-	private LettuceConnectionFactory connectionFactory;
-
 	private TestScripts scripts;
-
-	private RedisCli cli;
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
-		this.scripts = new TestScripts(this.connectionFactory, "test:");
-		this.cli = server.cli();
+		this.scripts = new TestScripts(server, "test:");
 	}
 
 	@AfterEach
 	void tearDown() {
-		this.cli.close();
-		this.connectionFactory.destroy();
+		this.scripts.close();
 	}
 
 	@Test
@@ -50,7 +36,7 @@ class LockScriptReplayTests {
 		Attempt again = this.scripts.acquire("order:1", "node:1", 5000);
 		assertThat(again.granted()).isTrue();
 		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + first.fencingToken());
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("h|node:1|" + first.fencingToken());
 	}
 
 	@Test
@@ -60,7 +46,7 @@ class LockScriptReplayTests {
 		Attempt again = this.scripts.acquire("order:1", "node:1", 5000);
 		assertThat(again.granted()).isTrue();
 		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + first.fencingToken() + "|c");
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("h|node:1|" + first.fencingToken() + "|c");
 	}
 
 	@Test
@@ -96,9 +82,9 @@ class LockScriptReplayTests {
 		this.scripts.acquire("order:1", "node:1", 5000);
 		this.scripts.release("order:1", "node:1", 0);
 		assertThat(this.scripts.acquire("order:1", "other:7", 5000).granted()).isTrue();
-		String held = this.cli.get("test:{order:1}");
+		String held = this.scripts.cli().get("test:{order:1}");
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo(held);
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo(held);
 		assertThat(LockKeyValues.holder(held)).isEqualTo("other:7");
 	}
 
@@ -114,20 +100,20 @@ class LockScriptReplayTests {
 		for (int i = 1; i < 5; i++) {
 			assertThat(this.scripts.release("order:1", "node:" + i, 0)).as("node:" + i).isZero();
 		}
-		assertThat(LockKeyValues.holder(this.cli, "test:{order:1}")).isEqualTo("other:7");
+		assertThat(LockKeyValues.holder(this.scripts.cli(), "test:{order:1}")).isEqualTo("other:7");
 	}
 
 	@Test
 	void releaseOfALockThatExpiredIsStillALoss() {
 		this.scripts.acquire("order:1", "node:1", 5000);
-		this.cli.command("DEL", "test:{order:1}");
+		this.scripts.cli().command("DEL", "test:{order:1}");
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(-1);
 	}
 
 	@Test
 	void releaseOfALockThatExpiredAndWentToAnotherOwnerIsStillALoss() {
 		this.scripts.acquire("order:1", "node:1", 5000);
-		this.cli.command("DEL", "test:{order:1}");
+		this.scripts.cli().command("DEL", "test:{order:1}");
 		this.scripts.acquire("order:1", "other:7", 5000);
 		this.scripts.release("order:1", "other:7", 0);
 		this.scripts.acquire("order:1", "other:8", 5000);
@@ -139,9 +125,9 @@ class LockScriptReplayTests {
 		this.scripts.acquire("order:1", "node:1", 5000);
 		this.scripts.release("order:1", "node:1", 0);
 		long window = this.scripts.commands().replayWindowMillis();
-		assertThat(this.cli.pttl("test:{order:1}")).isGreaterThanOrEqualTo(window - 5000);
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isGreaterThanOrEqualTo(window - 5000);
 		this.scripts.acquire("order:1", "other:7", 5000);
-		assertThat(this.cli.pttl("test:{order:1}:released:node:1")).isPositive().isLessThanOrEqualTo(window);
+		assertThat(this.scripts.cli().pttl("test:{order:1}:released:node:1")).isPositive().isLessThanOrEqualTo(window);
 	}
 
 	@Test
@@ -150,7 +136,7 @@ class LockScriptReplayTests {
 		Attempt again = this.scripts.acquire(LockKind.FAIR, "order:1", "node:1", 5000, 5000, "");
 		assertThat(again.granted()).isTrue();
 		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
-		assertThat(this.cli.command("LLEN", "test:{order:1}:queue")).isEqualTo(0L);
+		assertThat(this.scripts.cli().command("LLEN", "test:{order:1}:queue")).isEqualTo(0L);
 	}
 
 	@Test
@@ -159,7 +145,7 @@ class LockScriptReplayTests {
 		assertThat(this.scripts.release(LockKind.FAIR, "order:1", "node:1", 0)).isZero();
 		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "other:7", 5000, 5000, "").granted()).isTrue();
 		assertThat(this.scripts.release(LockKind.FAIR, "order:1", "node:1", 0)).isZero();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("other:7");
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("other:7");
 	}
 
 	@Test
@@ -168,7 +154,7 @@ class LockScriptReplayTests {
 		Attempt again = this.scripts.acquire(LockKind.WRITE, "order:1", "node:1", 5000, 5000, "");
 		assertThat(again.granted()).isTrue();
 		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
-		assertThat(this.cli.get("test:{order:1}:rw:writer")).isNull();
+		assertThat(this.scripts.cli().get("test:{order:1}:rw:writer")).isNull();
 		assertThat(this.scripts.acquire(LockKind.READ, "order:1", "reader:2", 5000, 0, "").granted()).isFalse();
 	}
 
@@ -192,7 +178,7 @@ class LockScriptReplayTests {
 	}
 
 	private long publishCalls() {
-		for (String line : this.cli.info("commandstats").split("\\r?\\n")) {
+		for (String line : this.scripts.cli().info("commandstats").split("\\r?\\n")) {
 			if (line.startsWith("cmdstat_publish:calls=")) {
 				String rest = line.substring(line.indexOf("calls=") + 6);
 				return Long.parseLong(rest.substring(0, rest.indexOf(',')));

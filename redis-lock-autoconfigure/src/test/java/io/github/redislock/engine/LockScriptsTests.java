@@ -6,9 +6,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
@@ -23,35 +20,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RedisTest
 class LockScriptsTests {
 
-	private LettuceConnectionFactory connectionFactory;
-
 	private TestScripts scripts;
-
-	private RedisCli cli;
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
-		this.scripts = new TestScripts(this.connectionFactory, "test:");
-		this.cli = server.cli();
+		this.scripts = new TestScripts(server, "test:");
 	}
 
 	@AfterEach
 	void tearDown() {
-		this.cli.close();
-		this.connectionFactory.destroy();
+		this.scripts.close();
 	}
 
 	@Test
 	void acquireOfAFreeLockStoresTheOwnerAndTokenWithTheLeaseInOneKey() {
 		Attempt attempt = this.scripts.acquire("order:1", "node:1", 5000);
 		assertThat(attempt.granted()).isTrue();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + attempt.fencingToken());
-		assertThat(this.cli.pttl("test:{order:1}")).isBetween(4000L, 5000L);
-		assertThat(this.cli.keys("*")).containsExactly("test:{order:1}");
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("h|node:1|" + attempt.fencingToken());
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isBetween(4000L, 5000L);
+		assertThat(this.scripts.cli().keys("*")).containsExactly("test:{order:1}");
 	}
 
 	/**
@@ -62,7 +49,8 @@ class LockScriptsTests {
 	void storedTokenIsTheGrantedOne() {
 		for (int i = 0; i < 200; i++) {
 			Attempt attempt = this.scripts.acquire("order:" + i, "node:1", 5000);
-			assertThat(this.cli.get("test:{order:" + i + "}")).isEqualTo("h|node:1|" + attempt.fencingToken());
+			assertThat(this.scripts.cli().get("test:{order:" + i + "}"))
+				.isEqualTo("h|node:1|" + attempt.fencingToken());
 		}
 	}
 
@@ -72,30 +60,30 @@ class LockScriptsTests {
 		Attempt attempt = this.scripts.acquire("order:1", "node:2", 5000);
 		assertThat(attempt.granted()).isFalse();
 		assertThat(attempt.holderLeaseMillis()).isBetween(4000L, 5000L);
-		assertThat(LockKeyValues.holder(this.cli, "test:{order:1}")).isEqualTo("node:1");
+		assertThat(LockKeyValues.holder(this.scripts.cli(), "test:{order:1}")).isEqualTo("node:1");
 	}
 
 	@Test
 	void acquireOfALockWithoutExpiryRepliesMinusOne() {
-		this.cli.command("SET", "test:{order:1}", "by-hand");
+		this.scripts.cli().command("SET", "test:{order:1}", "by-hand");
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).holderLeaseMillis()).isEqualTo(-1);
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("by-hand");
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("by-hand");
 	}
 
 	@Test
 	void acquireOfAFairlyHeldLockIsRefused() {
 		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "fair:1", 5000, 0, "").granted()).isTrue();
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).holderLeaseMillis()).isBetween(4000L, 5000L);
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("fair:1");
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("fair:1");
 	}
 
 	@Test
 	void releaseByAnotherOwnerLeavesTheLockAsItIs() {
 		this.scripts.acquire("order:1", "node:1", 5000);
-		String held = this.cli.get("test:{order:1}");
+		String held = this.scripts.cli().get("test:{order:1}");
 		assertThat(this.scripts.release("order:1", "node:2", 0)).isEqualTo(-1);
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo(held);
-		assertThat(this.cli.pttl("test:{order:1}")).isBetween(4000L, 5000L);
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo(held);
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isBetween(4000L, 5000L);
 	}
 
 	@Test
@@ -103,11 +91,11 @@ class LockScriptsTests {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
 		long markMillis = this.scripts.commands().replayWindowMillis();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("r|node:1|" + token + "|" + markMillis);
-		assertThat(this.cli.pttl("test:{order:1}")).isPositive()
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("r|node:1|" + token + "|" + markMillis);
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isPositive()
 			.isLessThanOrEqualTo(Math.max(60_000, markMillis))
 			.isGreaterThan(Math.max(60_000, markMillis) - 5000);
-		assertThat(this.cli.keys("*")).containsExactly("test:{order:1}");
+		assertThat(this.scripts.cli().keys("*")).containsExactly("test:{order:1}");
 		assertThat(this.scripts.leaseLeft("order:1")).isEqualTo(-2);
 		assertThat(this.scripts.renew("order:1", "node:1", 60_000)).isFalse();
 	}
@@ -115,36 +103,36 @@ class LockScriptsTests {
 	@Test
 	void releaseNobodyWasRefusedForPublishesNothing() {
 		this.scripts.acquire("order:1", "node:1", 5000);
-		long published = TestCommandStats.calls(this.cli, "publish");
+		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
-		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published);
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published);
 	}
 
 	@Test
 	void refusalOfAThreadOfTheHoldersOwnJvmLeavesNoFlagAndTheReleasePublishesNothing() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).granted()).isFalse();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + token);
-		long published = TestCommandStats.calls(this.cli, "publish");
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("h|node:1|" + token);
+		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
-		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published);
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published);
 	}
 
 	@Test
 	void refusalOfAThreadOfAnotherJvmFlagsTheGrantSoThatTheReleasePublishesAndSaysSo() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		assertThat(this.scripts.acquire("order:1", "other:2", 5000).granted()).isFalse();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + token + "|c");
-		assertThat(this.cli.pttl("test:{order:1}")).isBetween(4000L, 5000L);
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("h|node:1|" + token + "|c");
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isBetween(4000L, 5000L);
 		// Refused again: the flag is there once, and the lease left unchanged.
 		assertThat(this.scripts.acquire("order:1", "other:3", 5000).granted()).isFalse();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + token + "|c");
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("h|node:1|" + token + "|c");
 		assertThat(this.scripts.renew("order:1", "node:1", 60_000)).isTrue();
-		assertThat(this.cli.get("test:{order:1}")).endsWith("|c");
-		long published = TestCommandStats.calls(this.cli, "publish");
+		assertThat(this.scripts.cli().get("test:{order:1}")).endsWith("|c");
+		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(1);
-		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published + 1);
-		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + token + "|").endsWith("|y");
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published + 1);
+		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + token + "|").endsWith("|y");
 	}
 
 	@Test
@@ -153,30 +141,30 @@ class LockScriptsTests {
 		this.scripts.acquire("order:1", "other:2", 5000);
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(1);
 		long token = this.scripts.acquire("order:1", "other:3", 5000).fencingToken();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|other:3|" + token + "|p");
-		long published = TestCommandStats.calls(this.cli, "publish");
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("h|other:3|" + token + "|p");
+		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
 		// The JVM of node:1 yields: its threads wait for this message, though none was
 		// refused.
 		assertThat(this.scripts.release("order:1", "other:3", 0)).isZero();
-		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published + 1);
-		assertThat(this.cli.get("test:{order:1}")).doesNotEndWith("|y");
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published + 1);
+		assertThat(this.scripts.cli().get("test:{order:1}")).doesNotEndWith("|y");
 		this.scripts.acquire("order:1", "node:4", 5000);
-		assertThat(this.cli.get("test:{order:1}")).doesNotEndWith("|p");
+		assertThat(this.scripts.cli().get("test:{order:1}")).doesNotEndWith("|p");
 	}
 
 	@Test
 	void releaseAsGrantedLeavesTheTombstoneOfAReleaseThatReadsTheKeyAndRunsTwiceAsOne() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
-		long published = TestCommandStats.calls(this.cli, "publish");
-		long gets = TestCommandStats.calls(this.cli, "get");
-		long sets = TestCommandStats.calls(this.cli, "set");
+		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
+		long gets = TestCommandStats.calls(this.scripts.cli(), "get");
+		long sets = TestCommandStats.calls(this.scripts.cli(), "set");
 		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isZero();
-		assertThat(TestCommandStats.calls(this.cli, "get")).isEqualTo(gets + 1);
-		assertThat(TestCommandStats.calls(this.cli, "set")).isEqualTo(sets + 1);
-		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published);
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "get")).isEqualTo(gets + 1);
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "set")).isEqualTo(sets + 1);
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published);
 		long markMillis = this.scripts.commands().replayWindowMillis();
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("r|node:1|" + token + "|" + markMillis);
-		assertThat(this.cli.pttl("test:{order:1}")).isGreaterThan(Math.max(60_000, markMillis) - 5000);
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("r|node:1|" + token + "|" + markMillis);
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isGreaterThan(Math.max(60_000, markMillis) - 5000);
 		// Sent again after a reconnect: the release before, not a lost lock.
 		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isZero();
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(token);
@@ -187,33 +175,33 @@ class LockScriptsTests {
 	void releaseAsGrantedOfAGrantAnotherJvmWasRefusedStillPublishesAndSaysSo() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		assertThat(this.scripts.acquire("order:1", "other:2", 5000).granted()).isFalse();
-		long published = TestCommandStats.calls(this.cli, "publish");
+		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
 		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isEqualTo(1);
-		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published + 1);
-		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + token + "|").endsWith("|y");
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published + 1);
+		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + token + "|").endsWith("|y");
 	}
 
 	@Test
 	void releaseAsGrantedRaisesTheFenceToTheLastHandedOverToken() {
 		long granted = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		assertThat(this.scripts.releaseGranted("order:1", "node:1", granted, granted + 3)).isZero();
-		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + (granted + 3) + "|");
+		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + (granted + 3) + "|");
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(granted + 3);
 	}
 
 	@Test
 	void releaseAsGrantedByAnotherOwnerLeavesTheLockAsItIs() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
-		String held = this.cli.get("test:{order:1}");
+		String held = this.scripts.cli().get("test:{order:1}");
 		assertThat(this.scripts.releaseGranted("order:1", "node:2", token, 0)).isEqualTo(-1);
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo(held);
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo(held);
 	}
 
 	@Test
 	void releaseRaisesTheFenceToTheLastHandedOverToken() {
 		long granted = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		this.scripts.release("order:1", "node:1", granted + 3);
-		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + (granted + 3) + "|");
+		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + (granted + 3) + "|");
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(granted + 3);
 	}
 
@@ -221,18 +209,18 @@ class LockScriptsTests {
 	void releaseKeepsTheHeldTokenWhenTheHandedOverOneIsLower() {
 		long granted = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		this.scripts.release("order:1", "node:1", granted - 10);
-		assertThat(this.cli.get("test:{order:1}")).startsWith("r|node:1|" + granted + "|");
+		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + granted + "|");
 	}
 
 	@Test
 	void grantOverATombstoneAheadOfTheServerClockTakesTheTokenAfterIt() {
 		long ahead = serverMicros() + 3_600_000_000L;
-		this.cli.command("SET", "test:{order:1}", "r|gone:1|" + ahead + "|1000", "PX", "60000");
+		this.scripts.cli().command("SET", "test:{order:1}", "r|gone:1|" + ahead + "|1000", "PX", "60000");
 		Attempt attempt = this.scripts.acquire("order:1", "node:1", 5000);
 		assertThat(attempt.granted()).isTrue();
 		assertThat(attempt.fencingToken()).isEqualTo(ahead + 1);
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("h|node:1|" + (ahead + 1));
-		assertThat(this.cli.pttl("test:{order:1}")).isBetween(4000L, 5000L);
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("h|node:1|" + (ahead + 1));
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isBetween(4000L, 5000L);
 	}
 
 	@Test
@@ -245,7 +233,7 @@ class LockScriptsTests {
 			this.scripts.release("order:1", "node:" + i, 0);
 			if (i % 5 == 4) {
 				// What the tombstone's expiry leaves: nothing, and server time goes on.
-				this.cli.command("DEL", "test:{order:1}");
+				this.scripts.cli().command("DEL", "test:{order:1}");
 			}
 		}
 	}
@@ -259,7 +247,7 @@ class LockScriptsTests {
 		Attempt fair = this.scripts.acquire(LockKind.FAIR, "order:1", "fair:2", 5000, 5000, "");
 		assertThat(fair.granted()).isTrue();
 		assertThat(fair.fencingToken()).isGreaterThan(token + 1_000_000_000L);
-		assertThat(this.cli.get("test:{order:1}")).isEqualTo("fair:2");
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("fair:2");
 		// The exclusive release stays known though a fair grant replaced its tombstone.
 		assertThat(this.scripts.release("order:1", "node:1", 0)).isZero();
 		assertThat(this.scripts.release(LockKind.FAIR, "order:1", "fair:2", 0)).isZero();
@@ -272,9 +260,9 @@ class LockScriptsTests {
 		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "fair:1", 5000, 5000, "").granted()).isFalse();
 		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "fair:2", 5000, 5000, "").granted()).isFalse();
 		this.scripts.release("order:1", "node:1", 0);
-		long published = TestCommandStats.calls(this.cli, "publish");
+		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
 		LockKind.FAIR.leave(this.scripts.lockScripts(), "order:1", "fair:1");
-		assertThat(TestCommandStats.calls(this.cli, "publish")).isEqualTo(published + 1);
+		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published + 1);
 	}
 
 	@Test
@@ -283,15 +271,15 @@ class LockScriptsTests {
 		assertThat(this.scripts.renew("order:1", "node:2", 60_000)).isFalse();
 		assertThat(this.scripts.renew("order:1", "node:", 60_000)).isFalse();
 		assertThat(this.scripts.renew("order:1", "node:12", 60_000)).isFalse();
-		assertThat(this.cli.pttl("test:{order:1}")).isLessThanOrEqualTo(1000L);
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isLessThanOrEqualTo(1000L);
 		assertThat(this.scripts.renew("order:1", "node:1", 60_000)).isTrue();
-		assertThat(this.cli.pttl("test:{order:1}")).isGreaterThan(50_000L);
+		assertThat(this.scripts.cli().pttl("test:{order:1}")).isGreaterThan(50_000L);
 	}
 
 	@Test
 	void renewOfAnExpiredLockFails() {
 		assertThat(this.scripts.renew("order:1", "node:1", 60_000)).isFalse();
-		assertThat(this.cli.get("test:{order:1}")).isNull();
+		assertThat(this.scripts.cli().get("test:{order:1}")).isNull();
 	}
 
 	@Test
@@ -319,7 +307,7 @@ class LockScriptsTests {
 
 	@SuppressWarnings("unchecked")
 	private long serverMicros() {
-		List<Object> time = (List<Object>) this.cli.command("TIME");
+		List<Object> time = (List<Object>) this.scripts.cli().command("TIME");
 		return Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
 	}
 

@@ -2,18 +2,34 @@ package io.github.redislock.engine;
 
 import java.util.concurrent.TimeUnit;
 
-import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.test.RedisCli;
+import io.github.redislock.test.RedisServer;
 
 /**
  * The lock kinds' scripts run one at a time with the arguments a test names, as the
- * engine runs them.
+ * engine runs them, on a connection of their own to a test server, and a second
+ * connection to that server to read and change keys by hand; closed together.
  */
-final class TestScripts {
+final class TestScripts implements AutoCloseable {
+
+	private final LettuceConnectionFactory connectionFactory;
 
 	private final LockScripts scripts;
 
-	TestScripts(RedisConnectionFactory connectionFactory, String prefix) {
-		this.scripts = new LockScripts(connectionFactory, new LockKeys(prefix));
+	private final RedisCli cli;
+
+	TestScripts(RedisServer server, String prefix) {
+		this.connectionFactory = StandaloneLocks.connectionFactory(server);
+		this.scripts = new LockScripts(this.connectionFactory, new LockKeys(prefix));
+		this.cli = server.cli();
+	}
+
+	/** A connection to the server, to read and change keys by hand. */
+	RedisCli cli() {
+		return this.cli;
 	}
 
 	/** Try an exclusive lock. */
@@ -67,6 +83,12 @@ final class TestScripts {
 
 	LockScripts lockScripts() {
 		return this.scripts;
+	}
+
+	@Override
+	public void close() {
+		this.cli.close();
+		this.connectionFactory.destroy();
 	}
 
 }

@@ -6,16 +6,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -28,33 +29,27 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FencedRedisClusterTests extends FencedRedisContract {
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final Topology<RedisCluster> topology = Topology.cluster();
 
 	private static List<String> keys;
 
 	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
 	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start();
+	static void findKeysOnEveryPrimary() {
 		keys = keysOnEveryPrimary(2);
-	}
-
-	@AfterAll
-	static void closeCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Override
 	protected RedisConnectionFactory connectionFactory() {
-		for (RedisServer primary : cluster.primaries()) {
+		for (RedisServer primary : topology.servers().primaries()) {
 			try (RedisCli cli = primary.cli()) {
 				cli.flushAll();
 			}
 		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.seeds()),
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(topology.servers().seeds()),
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
 		factory.afterPropertiesSet();
 		factory.start();
@@ -74,8 +69,8 @@ class FencedRedisClusterTests extends FencedRedisContract {
 
 	@Test
 	void keysOfTheseTestsHitEveryPrimary() {
-		assertThat(keys.stream().map((key) -> cluster.primaryForSlot(RedisCluster.slot(key))).distinct())
-			.hasSameElementsAs(cluster.primaries());
+		assertThat(keys.stream().map((key) -> topology.servers().primaryForSlot(RedisCluster.slot(key))).distinct())
+			.hasSameElementsAs(topology.servers().primaries());
 	}
 
 	/**
@@ -86,10 +81,10 @@ class FencedRedisClusterTests extends FencedRedisContract {
 	 */
 	private static List<String> keysOnEveryPrimary(int perPrimary) {
 		Map<RedisServer, List<String>> byPrimary = new LinkedHashMap<>();
-		cluster.primaries().forEach((primary) -> byPrimary.put(primary, new ArrayList<>()));
+		topology.servers().primaries().forEach((primary) -> byPrimary.put(primary, new ArrayList<>()));
 		for (int i = 0; byPrimary.values().stream().anyMatch((found) -> found.size() < perPrimary); i++) {
 			String key = (i % 2 == 0) ? "stock:" + i : "{product:" + i + "}:stock";
-			List<String> found = byPrimary.get(cluster.primaryForSlot(RedisCluster.slot(key)));
+			List<String> found = byPrimary.get(topology.servers().primaryForSlot(RedisCluster.slot(key)));
 			if (found.size() < perPrimary) {
 				found.add(key);
 			}

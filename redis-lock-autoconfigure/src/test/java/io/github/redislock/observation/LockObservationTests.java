@@ -8,7 +8,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockHandle;
@@ -16,6 +15,7 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -44,10 +44,7 @@ class LockObservationTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
+		this.connectionFactory = StandaloneLocks.connectionFactory(server);
 		this.template = new LockTemplate(new RedisLockEngine(this.connectionFactory, LockOptions.defaults(),
 				new ObservationLockObserver(this.registry)));
 		this.otherNode = new LockTemplate(new RedisLockEngine(this.connectionFactory));

@@ -9,7 +9,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
-import io.github.redislock.test.RedisServer;
+import io.github.redislock.autoconfigure.RedisServerConfiguration;
 
 /**
  * A WebFlux application selling flash-sale stock, on its own Redis server: a bean, so
@@ -19,28 +19,11 @@ import io.github.redislock.test.RedisServer;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(FlashSaleController.class)
+@Import({ RedisServerConfiguration.class, FlashSaleController.class })
 class FlashSaleWebApplication {
 
 	/** Between a purchase's check and its write: see {@link ReactiveInventory}. */
 	static final Duration THINK_TIME = Duration.ofMillis(5);
-
-	@Bean(destroyMethod = "close")
-	static RedisServer redisServer() {
-		return RedisServer.start();
-	}
-
-	@Bean
-	static DataRedisConnectionDetails redisConnectionDetails(RedisServer redisServer) {
-		return new DataRedisConnectionDetails() {
-
-			@Override
-			public Standalone getStandalone() {
-				return Standalone.of(redisServer.host(), redisServer.port());
-			}
-
-		};
-	}
 
 	@Bean
 	ReactiveInventory reactiveInventory(ReactiveStringRedisTemplate redis) {

@@ -3,6 +3,7 @@ package io.github.redislock.kotlin
 import io.github.redislock.LockTemplate
 import io.github.redislock.test.RedisServer
 import io.github.redislock.autoconfigure.ReactiveLockAutoConfiguration
+import io.github.redislock.autoconfigure.RedisServerConfiguration
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration
 import org.springframework.boot.SpringBootConfiguration
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration
@@ -23,26 +24,10 @@ import org.springframework.context.annotation.Import
 @SpringBootConfiguration
 @ImportAutoConfiguration(DataRedisAutoConfiguration::class, RedisLockAutoConfiguration::class,
 		ReactiveLockAutoConfiguration::class)
-@Import(StockService::class)
+@Import(RedisServerConfiguration::class, StockService::class)
 class CoroutineServicesConfiguration {
 
 	@Bean
 	fun heldLocks(redisServer: RedisServer, lockTemplate: LockTemplate) = HeldLocks(redisServer, lockTemplate)
-
-	companion object {
-
-		@JvmStatic
-		@Bean(destroyMethod = "close")
-		fun redisServer(): RedisServer = RedisServer.start()
-
-		@JvmStatic
-		@Bean
-		fun redisConnectionDetails(redisServer: RedisServer): DataRedisConnectionDetails =
-			object : DataRedisConnectionDetails {
-				override fun getStandalone() = DataRedisConnectionDetails.Standalone.of(redisServer.host(),
-						redisServer.port())
-			}
-
-	}
 
 }

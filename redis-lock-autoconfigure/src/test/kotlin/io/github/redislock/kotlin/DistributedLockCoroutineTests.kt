@@ -8,12 +8,7 @@ import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatExceptionOfType
-import org.awaitility.Awaitility.await
-import org.junit.jupiter.api.AfterEach
-import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
-import org.springframework.beans.factory.annotation.Autowired
-import org.springframework.boot.test.context.SpringBootTest
 
 /**
  * Kotlin `suspend` functions under `@DistributedLock` in a Spring Boot application on a
@@ -22,25 +17,7 @@ import org.springframework.boot.test.context.SpringBootTest
  *
  * @author redis-lock
  */
-@SpringBootTest(classes = [CoroutineServicesConfiguration::class])
-class DistributedLockCoroutineTests {
-
-	@Autowired
-	private lateinit var stock: StockService
-
-	@Autowired
-	private lateinit var locks: HeldLocks
-
-	@BeforeEach
-	fun reset() {
-		this.locks.flush()
-		this.stock.reset()
-	}
-
-	@AfterEach
-	fun nothingLeftLocked() {
-		await().untilAsserted { assertThat(this.locks.names()).isEmpty() }
-	}
+class DistributedLockCoroutineTests : LockedStockTests() {
 
 	@Test
 	fun concurrentCoroutinesBuyingEachProductNeverOverlapAndTheCountStaysExact(): Unit = runBlocking {

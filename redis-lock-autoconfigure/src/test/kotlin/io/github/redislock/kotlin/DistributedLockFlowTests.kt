@@ -11,11 +11,7 @@ import kotlinx.coroutines.withTimeout
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatExceptionOfType
 import org.awaitility.Awaitility.await
-import org.junit.jupiter.api.AfterEach
-import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
-import org.springframework.beans.factory.annotation.Autowired
-import org.springframework.boot.test.context.SpringBootTest
 import java.util.concurrent.ConcurrentLinkedQueue
 
 /**
@@ -24,25 +20,7 @@ import java.util.concurrent.ConcurrentLinkedQueue
  *
  * @author redis-lock
  */
-@SpringBootTest(classes = [CoroutineServicesConfiguration::class])
-class DistributedLockFlowTests {
-
-	@Autowired
-	private lateinit var stock: StockService
-
-	@Autowired
-	private lateinit var locks: HeldLocks
-
-	@BeforeEach
-	fun reset() {
-		this.locks.flush()
-		this.stock.reset()
-	}
-
-	@AfterEach
-	fun nothingLeftLocked() {
-		await().untilAsserted { assertThat(this.locks.names()).isEmpty() }
-	}
+class DistributedLockFlowTests : LockedStockTests() {
 
 	@Test
 	fun lockIsHeldFromCollectionStartToCompletion(): Unit = runBlocking {

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockHandle;
@@ -20,6 +19,7 @@ import io.github.redislock.LockTemplate;
 import io.github.redislock.actuate.endpoint.RedisLocksEndpoint.AwaitedLockDescriptor;
 import io.github.redislock.actuate.endpoint.RedisLocksEndpoint.HeldLockDescriptor;
 import io.github.redislock.actuate.endpoint.RedisLocksEndpoint.RedisLocksDescriptor;
+import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -43,10 +43,7 @@ class RedisLocksEndpointTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
+		this.connectionFactory = StandaloneLocks.connectionFactory(server);
 		RedisLockEngine engine = new RedisLockEngine(this.connectionFactory);
 		this.template = new LockTemplate(engine);
 		this.endpoint = new RedisLocksEndpoint(engine.diagnostics());

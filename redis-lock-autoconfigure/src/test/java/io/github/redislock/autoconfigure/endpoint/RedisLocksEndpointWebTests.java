@@ -5,15 +5,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockTemplate;
-import io.github.redislock.test.RedisServer;
+import io.github.redislock.autoconfigure.RedisServerConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -78,24 +77,8 @@ class RedisLocksEndpointWebTests {
 
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
+	@Import(RedisServerConfiguration.class)
 	static class ActuatorApplication {
-
-		@Bean(destroyMethod = "close")
-		static RedisServer redisServer() {
-			return RedisServer.start();
-		}
-
-		@Bean
-		static DataRedisConnectionDetails redisConnectionDetails(RedisServer redisServer) {
-			return new DataRedisConnectionDetails() {
-
-				@Override
-				public Standalone getStandalone() {
-					return Standalone.of(redisServer.host(), redisServer.port());
-				}
-
-			};
-		}
 
 	}
 
