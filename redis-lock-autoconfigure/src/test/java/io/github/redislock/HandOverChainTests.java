@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -14,9 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.contract.CommandStats;
-import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.LockKeyValues;
-import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
@@ -39,13 +36,11 @@ class HandOverChainTests {
 
 	private static final LockRequest LONG_WAIT = LockRequest.of("hot").waitTime(Duration.ofSeconds(20));
 
-	private StandaloneLocks locks;
+	private TwoNodes nodes;
 
 	private LockTemplate template;
 
 	private RedisCli cli;
-
-	private final ExecutorService executor = LockFixture.executor("hand-over-chain-tests");
 
 	private final Object sections = new Object();
 
@@ -60,16 +55,14 @@ class HandOverChainTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
-		this.template = this.locks.template();
-		this.cli = this.locks.cli();
+		this.nodes = new TwoNodes(server, "hand-over-chain-tests");
+		this.template = this.nodes.node();
+		this.cli = this.nodes.cli();
 	}
 
 	@AfterEach
 	void tearDown() throws Exception {
-		this.executor.shutdownNow();
-		this.executor.awaitTermination(10, TimeUnit.SECONDS);
-		this.locks.close();
+		this.nodes.close();
 	}
 
 	@Test
@@ -90,7 +83,7 @@ class HandOverChainTests {
 						critical(handle);
 					}
 				}
-			}, this.executor));
+			}, this.nodes.executor()));
 		}
 		CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
 		long scripts = CommandStats.scriptCalls(this.cli) - scriptsBefore;
