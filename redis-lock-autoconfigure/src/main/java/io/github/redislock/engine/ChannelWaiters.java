@@ -51,6 +51,8 @@ final class ChannelWaiters {
 
 	private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
 
+	private final BargingWindow barging = new BargingWindow();
+
 	/**
 	 * A released hold whose lease this JVM keeps for the next local owner: the first of
 	 * this JVM's threads to ask takes it, a barger or the waiter woken for it.
@@ -167,14 +169,18 @@ final class ChannelWaiters {
 	 * the first thread of this JVM that asks, and wake that waiter to ask.
 	 * @param released the released hold, to leave vacant if the waiter
 	 * {@linkplain Waiter#mayBeBarged may be barged}; {@code null} to hand it over
-	 * @param starvingNanos how long a waiter waits at most before it is handed the lock
+	 * @param heldNanos how long the released hold lasted, or a negative number when it
+	 * was not held by a thread (a vacant hold released again); sets the
+	 * {@linkplain #bargingNanos() barging window}
 	 * @param successor makes the hold of the chosen waiter's thread
 	 * @param install records the new hold before its thread is woken; false when it could
 	 * not, and then nobody is woken
 	 * @return whether a waiter took the lock, or it was left vacant for one
 	 */
-	synchronized boolean handOff(@Nullable LockHold released, long starvingNanos,
+	synchronized boolean handOff(@Nullable LockHold released, long heldNanos,
 			Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
+		this.barging.released(heldNanos, this.queue.size());
+		long starvingNanos = this.barging.nanos();
 		for (Waiter waiter : this.queue) {
 			if (waiter.acceptsHandoff()) {
 				if (released != null && waiter.mayBeBarged(starvingNanos)) {
@@ -220,6 +226,11 @@ final class ChannelWaiters {
 		}
 		this.vacant = null;
 		return next;
+	}
+
+	/** How long a waiter of this channel may be barged: {@link BargingWindow}. */
+	long bargingNanos() {
+		return this.barging.nanos();
 	}
 
 	synchronized int size() {

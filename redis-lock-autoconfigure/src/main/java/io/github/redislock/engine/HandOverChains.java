@@ -6,7 +6,8 @@ import java.util.concurrent.Executor;
 
 /**
  * Decides how long a grant may keep passing between the threads of this JVM without a
- * release in Redis: for as long as no thread of another JVM waits for the lock.
+ * release in Redis: for as long as no thread of another JVM waits for the lock, and for
+ * {@value #HAND_OVERS_WHILE_OTHERS_WAIT} hand-overs at least.
  *
  * <h2>Design notes</h2>
  *
@@ -15,13 +16,20 @@ import java.util.concurrent.Executor;
  * ({@code acquire.lua}); either means that a thread elsewhere waits for the release.
  * Every {@value #CHECK_EVERY} hand-overs of a grant, this JVM asks Redis whether the
  * grant is still as it was made ({@code held-alone.lua}), without waiting: the lock
- * passes on meanwhile. Once the answer is no, the next release of the chain goes through
- * Redis, which wakes the waiters elsewhere. So a waiter of another JVM waits for about
- * {@value #CHECK_EVERY} critical sections and a round trip after its refusal, as with a
- * chain of fixed length, while the threads of a JVM alone on a lock never end their
- * chain: ending it cost a release and a new grant, two round trips with the lock idle,
- * every {@value #CHECK_EVERY} critical sections. A question that fails (Redis
- * unreachable, say) ends the chain as a yes would, and so does a kind that cannot ask.
+ * passes on meanwhile. Once the answer is no, the chain ends with the next release past
+ * {@value #HAND_OVERS_WHILE_OTHERS_WAIT} hand-overs, which goes through Redis and wakes
+ * the waiters elsewhere. So a waiter of another JVM waits for at most about
+ * {@value #CHECK_EVERY} critical sections and a round trip past that many, while the
+ * threads of a JVM alone on a lock never end their chain: ending it costs a release and a
+ * new grant, two round trips with the lock idle. A question that fails (Redis
+ * unreachable, say) counts as a no, and so does a kind that cannot ask.
+ * <p>
+ * Two numbers, because they trade different things. A chain shorter than
+ * {@value #HAND_OVERS_WHILE_OTHERS_WAIT} would switch the lock between JVMs more often,
+ * and each switch leaves it idle for a release, a wake-up and a grant: several round
+ * trips. Asking less often than every {@value #CHECK_EVERY} would let a refusal that came
+ * just after a question go unseen for longer, and a chain grow past twice its length when
+ * the lock passes quickly within the JVM (barging).
  *
  * @author redis-lock
  */
@@ -29,10 +37,15 @@ final class HandOverChains {
 
 	/**
 	 * How many hand-overs of a grant pass between two questions to Redis. Each question
-	 * costs a round trip off the lock's path; a waiter in another JVM waits for about
-	 * this many critical sections once it was refused, a few milliseconds.
+	 * costs a round trip off the lock's path.
 	 */
-	static final int CHECK_EVERY = 32;
+	static final int CHECK_EVERY = 16;
+
+	/**
+	 * How many hand-overs a chain makes, at least, once a thread of another JVM waits:
+	 * the lock's share of this JVM when several contend, a few milliseconds.
+	 */
+	static final int HAND_OVERS_WHILE_OTHERS_WAIT = 32;
 
 	private final LockScripts scripts;
 
@@ -53,10 +66,11 @@ final class HandOverChains {
 	 */
 	boolean mayContinue(LockHold hold) {
 		LockLease lease = hold.lease();
+		long handOver = hold.handoffs() + 1;
 		if (lease.othersWait()) {
-			return false;
+			return handOver <= HAND_OVERS_WHILE_OTHERS_WAIT;
 		}
-		if ((hold.handoffs() + 1) % CHECK_EVERY == 0) {
+		if (handOver % CHECK_EVERY == 0) {
 			ask(lease);
 		}
 		return true;

@@ -1,7 +1,5 @@
 package io.github.redislock.engine;
 
-import java.util.concurrent.TimeUnit;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,17 +17,18 @@ import org.jspecify.annotations.Nullable;
  * granted and renewed, the first waiter is woken, and whichever thread of this JVM asks
  * first takes it ({@link #takeVacant}): a new caller, the releasing thread asking again,
  * or the woken waiter, which otherwise sleeps on at its place in line. Once the first
- * waiter has waited {@value #STARVING_MILLIS} ms it is handed the lock as before, so
- * barging never makes a waiter wait much longer than that (the model is Go's
- * {@code sync.Mutex} starvation mode). Waiters of a pending acquisition, which has no
- * thread to wake, are handed the lock at once.
+ * waiter has waited for the lock's {@linkplain BargingWindow barging window} (a few turns
+ * of the line at the lock's measured hold time, 2 to 10 ms) it is handed the lock as
+ * before, so barging never makes a waiter wait much longer than that (the model is Go's
+ * {@code sync.Mutex} starvation mode, whose window is a fixed 1 ms). Waiters of a pending
+ * acquisition, which has no thread to wake, are handed the lock at once.
  *
  * <p>
  * <b>Few wake-ups for nothing.</b> A waiter woken for a vacant lock that a barger took
  * first <em>naps</em>: it sleeps only until it has waited long enough to be handed the
  * lock, and the vacant locks left meanwhile do not wake it, since in a busy line a barger
  * takes nearly every one. A vacant lock that nobody takes stays idle until the waiter
- * wakes by itself, within the threshold.
+ * wakes by itself, within the window.
  *
  * <p>
  * <b>Never stranded.</b> A vacant hold is kept by the channel's {@link ChannelWaiters}
@@ -51,16 +50,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class LocalHandOver {
 
-	/**
-	 * How long a waiter may be barged: about twice the time 8 threads take to run a
-	 * critical section of two round trips each on a local network (8 x 140 us), so that a
-	 * waiter in a busy line is barged for about one turn of the line before it is served,
-	 * and well below the 20 ms that a waiter of a hot key should wait at most.
-	 */
-	static final long STARVING_MILLIS = 2;
-
-	static final long STARVING_NANOS = TimeUnit.MILLISECONDS.toNanos(STARVING_MILLIS);
-
 	private final LocalHolds holds;
 
 	private final ReleaseSubscriptions subscriptions;
@@ -80,12 +69,23 @@ final class LocalHandOver {
 	 * releases it in Redis
 	 */
 	boolean handOver(LockHold hold, String channel) {
+		return handOver(hold, channel, hold.heldNanos());
+	}
+
+	/**
+	 * Hand over a vacant hold that a leaving waiter gave back, as {@link #handOver}: it
+	 * was held by no thread, so its time does not count towards the lock's hold time.
+	 */
+	boolean handOverVacant(LockHold hold, String channel) {
+		return handOver(hold, channel, -1);
+	}
+
+	private boolean handOver(LockHold hold, String channel, long heldNanos) {
 		if (!mayHandOver(hold)) {
 			return false;
 		}
 		LockHold vacant = hold.lease().kind().barges() ? hold : null;
-		return this.subscriptions.handOff(channel, vacant, STARVING_NANOS, hold::successor,
-				(next) -> install(hold, next));
+		return this.subscriptions.handOff(channel, vacant, heldNanos, hold::successor, (next) -> install(hold, next));
 	}
 
 	/**

@@ -25,6 +25,8 @@ final class LockHold {
 
 	private final long acquiredAtMillis = System.currentTimeMillis();
 
+	private final long acquiredAtNanos = System.nanoTime();
+
 	private int count = 1;
 
 	/**
@@ -87,6 +89,11 @@ final class LockHold {
 
 	long acquiredAtMillis() {
 		return this.acquiredAtMillis;
+	}
+
+	/** How long this hold has lasted so far, from its grant or hand-over. */
+	long heldNanos() {
+		return System.nanoTime() - this.acquiredAtNanos;
 	}
 
 	@Nullable Object observerContext() {

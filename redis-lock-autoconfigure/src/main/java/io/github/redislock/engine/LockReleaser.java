@@ -373,7 +373,7 @@ final class LockReleaser {
 		String channel = kind.channel(this.scripts.keys(), hold.key());
 		this.releasing.incrementAndGet();
 		try {
-			if (this.handOver.handOver(hold, channel)) {
+			if (this.handOver.handOverVacant(hold, channel)) {
 				return;
 			}
 			this.holds.released(hold);

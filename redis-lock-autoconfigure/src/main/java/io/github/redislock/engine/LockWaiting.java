@@ -114,7 +114,7 @@ final class LockWaiting {
 					// Its release wakes a queued waiter: by hand-over, or by the release
 					// message.
 					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
-					long untilStarving = waiter.nanosUntilStarving(LocalHandOver.STARVING_NANOS);
+					long untilStarving = waiter.nanosUntilStarving(this.subscriptions.bargingNanos(channel));
 					if (barges && woken && untilStarving > 0) {
 						// Woken for a lock another thread barged into: it will likely do
 						// so

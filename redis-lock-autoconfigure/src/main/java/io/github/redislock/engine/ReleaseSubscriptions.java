@@ -161,17 +161,18 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * without a round trip to Redis, or leave it vacant for the first thread of this JVM
 	 * that asks.
 	 * @param vacant the released hold to leave vacant, or {@code null} to hand it over
-	 * @param starvingNanos how long a waiter may be barged
+	 * @param heldNanos how long the released hold lasted, negative when unknown
+	 * ({@link ChannelWaiters#handOff})
 	 * @param successor makes the hold of the chosen waiter's thread
 	 * @param install records the new hold before its thread is woken; false when it could
 	 * not, as when Redis granted the lock to another thread of this JVM meanwhile, and
 	 * then nobody is woken
 	 * @return whether a waiter took the lock, or it was left vacant
 	 */
-	boolean handOff(String channel, @Nullable LockHold vacant, long starvingNanos,
+	boolean handOff(String channel, @Nullable LockHold vacant, long heldNanos,
 			Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
 		ChannelWaiters waiters = this.channels.get(channel);
-		return waiters != null && waiters.handOff(vacant, starvingNanos, successor, install);
+		return waiters != null && waiters.handOff(vacant, heldNanos, successor, install);
 	}
 
 	/**
@@ -182,6 +183,15 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 			BiPredicate<LockHold, LockHold> install) {
 		ChannelWaiters waiters = this.channels.get(channel);
 		return (waiters != null) ? waiters.takeVacant(successor, install) : null;
+	}
+
+	/**
+	 * How long a waiter of the channel may be barged before it is handed the lock
+	 * ({@link BargingWindow}).
+	 */
+	long bargingNanos(String channel) {
+		ChannelWaiters waiters = this.channels.get(channel);
+		return (waiters != null) ? waiters.bargingNanos() : BargingWindow.MIN_NANOS;
 	}
 
 	/**
