@@ -51,11 +51,11 @@ class MultiJvmLockTests {
 	/**
 	 * Most holds in a row one JVM may get while another waits. The engine passes a lock
 	 * between its local threads, barging included, until it learns that a thread of
-	 * another JVM was refused it, and asks Redis whether one was every 32 hand-overs
-	 * (HandOverChains), then releases it in Redis "so that waiters in other JVMs get
-	 * their turn": a chain of at most 33 holds after the refusal, and a few more for the
-	 * round trips of the refusal and the question. Two chains in a row allow for those
-	 * and for a lost race after a release.
+	 * another JVM was refused it, asking Redis whether one was every 16 hand-overs, and
+	 * then releases it in Redis past 32 hand-overs (HandOverChains): a chain of at most
+	 * 33 holds when the refusal came early, and up to about 49 and the holds during the
+	 * question's round trip when it came just after a question. Two chains in a row allow
+	 * for that and for a lost race after a release.
 	 */
 	private static final int MAX_HOLDS_IN_A_ROW_WHILE_OTHERS_WAIT = 2 * 33;
 
