@@ -56,6 +56,15 @@ record HeldWindow(Figures run, int count, Set<String> directCommands) {
 		return commands().roundTrips(CommandCounts.readShares(this.run), this.directCommands) / intervals();
 	}
 
+	/**
+	 * Write system calls of the client's JVM per renew interval, all locks together: the
+	 * network round trips its renewals cost, however many commands each write carried;
+	 * {@code NaN} where the system does not count them.
+	 */
+	double clientWritesPerInterval() {
+		return this.run.has(name("clientWrites")) ? this.run.getDouble(name("clientWrites")) / intervals() : Double.NaN;
+	}
+
 	double perLockPerInterval(double value) {
 		return value / this.count / intervals();
 	}

@@ -119,15 +119,20 @@ final class ManyHeldScenario {
 		ThreadCpu threadCpu = ThreadCpu.start();
 		redis.start();
 		long clientCpu = -CpuTime.process();
+		long writesBefore = ClientWrites.count();
 		long start = System.nanoTime();
 		ScenarioContext.sleepUntil(start + window.toNanos());
 		clientCpu += CpuTime.process();
+		long writesAfter = ClientWrites.count();
 		long elapsed = System.nanoTime() - start;
 		redis.stop();
 		figures.put(prefix + "windowSeconds", elapsed / 1e9)
 			.put(prefix + "clientCpuMicros", clientCpu / 1e3)
 			.put(prefix + "redisCpuMicros", redis.cpuNanos() / 1e3)
 			.put(prefix + "busiestThreads", threadCpu.busiest());
+		if (writesBefore >= 0 && writesAfter >= 0) {
+			figures.put(prefix + "clientWrites", writesAfter - writesBefore);
+		}
 		redis.commands().writeTo(figures, prefix);
 	}
 

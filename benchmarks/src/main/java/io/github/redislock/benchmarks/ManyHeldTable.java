@@ -31,7 +31,9 @@ final class ManyHeldTable {
 				+ "window lasted: each lock is renewed about once per interval. Round trips are the commands the "
 				+ "client sent in the window, pipelined or not, from INFO commandstats with the share of each command "
 				+ "that clients sent as a MONITOR probe of the first renewals saw (Redisson's connection pings "
-				+ "included); all commands include those run inside scripts. CPU is that of the whole client JVM "
+				+ "included); all commands include those run inside scripts. Client writes are the write system calls "
+				+ "of the whole client JVM over the window (Linux's /proc/self/io): each sends once on the network, "
+				+ "however many commands it carries, so they count the round trips of a client that pipelines. CPU is that of the whole client JVM "
 				+ "and of redis-server over the window, their idle work included, which weighs most when few locks "
 				+ "are held. Locks lost are those whose holder was told so or whose release found them gone in "
 				+ "Redis; loss notices, those whose holder was told before releasing (Redisson tells its holder "
@@ -45,7 +47,7 @@ final class ManyHeldTable {
 
 	MarkdownTable table() {
 		MarkdownTable table = new MarkdownTable("Implementation", "held locks", "taken in s (not measured)",
-				"round trips per interval", "round trips per held lock per interval",
+				"round trips per interval", "round trips per held lock per interval", "client writes per interval",
 				"all commands per held lock per interval", "client CPU µs per held lock per interval",
 				"Redis CPU µs per held lock per interval", "locks lost", "loss notices", "heap B per held lock",
 				"noise ± B", "commands per held lock per interval");
@@ -59,7 +61,7 @@ final class ManyHeldTable {
 				table.row(implementation.title(), MarkdownTable.count(window.count()),
 						Figures.decimal(window.acquireSeconds()), amount(window.roundTripsPerInterval()),
 						Figures.decimal(window.roundTripsPerInterval() / window.count()),
-						Figures.decimal(window.commandsPerLockPerInterval()),
+						amount(window.clientWritesPerInterval()), Figures.decimal(window.commandsPerLockPerInterval()),
 						MarkdownTable.micros(window.clientCpuMicrosPerLockPerInterval()),
 						MarkdownTable.micros(window.redisCpuMicrosPerLockPerInterval()), Long.toString(window.lost()),
 						notices ? Long.toString(window.lossNoticed()) : "–",
@@ -77,6 +79,9 @@ final class ManyHeldTable {
 
 	/** A figure that may be small or in the thousands: {@code 13.50} or {@code 9,996}. */
 	private static String amount(double value) {
+		if (Double.isNaN(value)) {
+			return "–";
+		}
 		return (value < 100) ? Figures.decimal(value) : MarkdownTable.count(value);
 	}
 
