@@ -60,6 +60,9 @@ import org.springframework.core.log.LogMessage;
  * than in the connection, and each is renewed less often but always with a fresh answer.
  * A renewal in flight for longer than a quarter of an interval stops counting against
  * that window: it waits for a stalled server, and the renewals for the others go on.
+ * While due renewals outnumber the room, they are sent once half a batch fits, or a few
+ * milliseconds later ({@link RenewalPacing}), rather than a chunk at a time as answers
+ * free the room.
  *
  * <p>
  * The watchdog renews leases, not holds: when a lease is handed from one local thread to
@@ -125,6 +128,9 @@ final class LockWatchdog implements AutoCloseable {
 	/** The tick thread's own, but for its count: the renewals in flight. */
 	private final RenewalWindow window;
 
+	/** Decides when due renewals that outnumber the window's room are sent. */
+	private final RenewalPacing pacing;
+
 	/** Decides each lease's fate from its renewals' outcomes. */
 	private final RenewalOutcomes outcomes;
 
@@ -147,6 +153,7 @@ final class LockWatchdog implements AutoCloseable {
 		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1),
 				Math.min(this.renewIntervalNanos / 10, TimeUnit.SECONDS.toNanos(1)));
 		this.schedule = new RenewalSchedule<>(this.tickNanos, this.renewIntervalNanos, System.nanoTime());
+		this.pacing = new RenewalPacing(BATCH, this.renewIntervalNanos);
 		this.outcomes = new RenewalOutcomes(this.watched, this.schedule, this.renewIntervalNanos, events);
 		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redis-lock-watchdog");
@@ -257,6 +264,9 @@ final class LockWatchdog implements AutoCloseable {
 	 */
 	private boolean sendDue(long now) {
 		int room = this.window.room();
+		if (this.pacing.holdBack(room, this.schedule.dueCount(), now)) {
+			return true;
+		}
 		List<LeaseRenewal> batch = new ArrayList<>(Math.min(Math.max(room, 0), BATCH));
 		LeaseRenewal renewal;
 		while (room > 0 && (renewal = this.schedule.pollDue()) != null) {

@@ -82,6 +82,11 @@ final class RenewalSchedule<T> {
 		return !this.due.isEmpty();
 	}
 
+	/** How many items are due and not yet taken. */
+	int dueCount() {
+		return this.due.size();
+	}
+
 	/** Take the item that has been due the longest; null when none is due. */
 	@Nullable T pollDue() {
 		T item = this.due.pollFirst();
