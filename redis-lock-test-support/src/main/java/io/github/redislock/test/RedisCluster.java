@@ -238,14 +238,24 @@ public final class RedisCluster implements AutoCloseable {
 	 * failing, and agrees with the others on which node serves which slots and which node
 	 * replicates which; and every running replica has its link to its primary up. Stopped
 	 * or killed nodes do not count, but while one of them still serves slots the cluster
-	 * is not {@code ok}.
+	 * is not {@code ok}. While it is not healthy, slot migrations left half open by a
+	 * failover or a restart are closed ({@link AbandonedMigrations}): the cluster would
+	 * not heal by itself.
 	 * @param timeout how long to wait at most
 	 * @throws IllegalStateException on timeout, saying what was still wrong
 	 */
 	public void awaitHealthy(Duration timeout) {
 		try {
-			Polling.awaitNoProblem(() -> ClusterHealth.problem(live()), timeout, POLL_INTERVAL,
-					"the cluster is healthy");
+			Polling.awaitNoProblem(() -> {
+				String problem = ClusterHealth.problem(live());
+				if (problem != null) {
+					List<String> closed = AbandonedMigrations.close(live());
+					if (!closed.isEmpty()) {
+						System.err.println("Closed slot migrations left half open: " + closed);
+					}
+				}
+				return problem;
+			}, timeout, POLL_INTERVAL, "the cluster is healthy");
 		}
 		catch (IllegalStateException ex) {
 			throw new IllegalStateException(ex.getMessage() + "; the nodes as each sees them:\n" + describe(), ex);

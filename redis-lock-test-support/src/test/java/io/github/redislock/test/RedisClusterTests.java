@@ -137,6 +137,31 @@ class RedisClusterTests {
 	}
 
 	@Test
+	void failoverHealsAMigrationLeftHalfOpenOnAnotherPrimary() {
+		int slot = RedisCluster.slot("{half-open}");
+		RedisServer primary = cluster.primaryForSlot(slot);
+		RedisServer replica = cluster.replicasOf(primary).get(0);
+		RedisServer other = cluster.primaries().stream().filter((node) -> !node.equals(primary)).findFirst().get();
+		String primaryId;
+		try (RedisCli cli = primary.cli()) {
+			primaryId = ClusterNodes.of(cli).myself().id();
+		}
+		// A move begun and abandoned before the primary migrated anything: once the
+		// primary fails over, the importing node ignores the slot's new owner and sees
+		// the slot served by nobody.
+		try (RedisCli cli = other.cli()) {
+			cli.command("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", primaryId);
+		}
+		cluster.failover(replica);
+		assertThat(cluster.primaryForSlot(slot)).isEqualTo(replica);
+		try (RedisCli cli = other.cli()) {
+			assertThat(AbandonedMigrations.openSlots(other, (String) cli.command("CLUSTER", "NODES"))).isEmpty();
+			assertThat(InfoFields.get((String) cli.command("CLUSTER", "INFO"), "cluster_state")).isEqualTo("ok");
+			assertThat(ClusterNodes.of(cli).ownerOf(slot).map(ClusterNodes.Node::port)).contains(replica.port());
+		}
+	}
+
+	@Test
 	void killedPrimaryIsReplacedByItsReplicaAndRejoinsAsReplicaWhenRestarted() {
 		int slot = RedisCluster.slot("{killed}");
 		RedisServer primary = cluster.primaryForSlot(slot);
