@@ -1,7 +1,9 @@
 package io.github.redislock.test;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Closes slot migrations that a cluster left half open, as {@code redis-cli --cluster
@@ -26,88 +28,50 @@ final class AbandonedMigrations {
 	 * @return what was closed, for a log line; empty when nothing was
 	 */
 	static List<String> close(List<RedisServer> live) {
-		List<OpenSlot> open = new ArrayList<>();
+		Map<Open, RedisServer> open = new LinkedHashMap<>();
 		for (RedisServer node : live) {
 			try (RedisCli cli = node.cli(RedisCluster.QUERY_TIMEOUT)) {
-				open.addAll(openSlots(node, (String) cli.command("CLUSTER", "NODES")));
+				ClusterNodes.Node myself = ClusterNodes.of(cli).myself();
+				myself.openSlots().forEach((slot) -> open.put(new Open(myself.id(), slot), node));
 			}
 			catch (RuntimeException ex) {
 				// Not answering now: the next poll asks again.
 			}
 		}
 		List<String> closed = new ArrayList<>();
-		for (OpenSlot slot : open) {
-			if (open.contains(slot.otherSide())) {
-				continue;
+		open.forEach((state, node) -> {
+			if (open.containsKey(state.otherSide())) {
+				return;
 			}
-			try (RedisCli cli = slot.node().cli(RedisCluster.QUERY_TIMEOUT)) {
-				String slotText = Integer.toString(slot.slot());
-				if (slot.importing()
+			try (RedisCli cli = node.cli(RedisCluster.QUERY_TIMEOUT)) {
+				String slotText = Integer.toString(state.slot().slot());
+				if (state.slot().importing()
 						&& ((Number) cli.command("CLUSTER", "COUNTKEYSINSLOT", slotText)).longValue() > 0) {
-					continue;
+					return;
 				}
 				cli.command("CLUSTER", "SETSLOT", slotText, "STABLE");
-				closed.add("node " + slot.node().port() + (slot.importing() ? " importing" : " migrating") + " slot "
-						+ slot.slot());
+				closed.add("node " + node.port() + (state.slot().importing() ? " importing" : " migrating") + " slot "
+						+ slotText);
 			}
 			catch (RuntimeException ex) {
 				// Tried again at the next poll.
 			}
-		}
+		});
 		return closed;
 	}
 
 	/**
-	 * The open slots of a node from its {@code CLUSTER NODES}: on its own line,
-	 * {@code [slot-<-id]} when importing from that node and {@code [slot->-id]} when
-	 * migrating to it.
-	 */
-	static List<OpenSlot> openSlots(RedisServer node, String clusterNodes) {
-		List<OpenSlot> open = new ArrayList<>();
-		for (String line : clusterNodes.split("\n")) {
-			String[] fields = line.trim().split(" ");
-			if (fields.length < 3 || !fields[2].contains("myself")) {
-				continue;
-			}
-			for (int i = 8; i < fields.length; i++) {
-				String field = fields[i];
-				if (!field.startsWith("[") || !field.endsWith("]")) {
-					continue;
-				}
-				String state = field.substring(1, field.length() - 1);
-				boolean importing = state.contains("-<-");
-				String[] parts = state.split(importing ? "-<-" : "->-");
-				open.add(new OpenSlot(node, fields[0], Integer.parseInt(parts[0]), importing, parts[1]));
-			}
-		}
-		return open;
-	}
-
-	/**
-	 * A slot that a node imports from, or migrates to, another node.
+	 * A node's open slot.
 	 *
-	 * @param node the node
-	 * @param nodeId its id
-	 * @param slot the slot
-	 * @param importing whether it imports the slot, rather than migrates it
-	 * @param peerId the id of the node it imports from or migrates to
+	 * @param nodeId the node's id
+	 * @param slot the slot it imports or migrates
 	 */
-	record OpenSlot(RedisServer node, String nodeId, int slot, boolean importing, String peerId) {
+	private record Open(String nodeId, ClusterNodes.OpenSlot slot) {
 
 		/** The state the peer has while the move is under way. */
-		OpenSlot otherSide() {
-			return new OpenSlot(null, this.peerId, this.slot, !this.importing, this.nodeId);
-		}
-
-		@Override
-		public boolean equals(Object other) {
-			return other instanceof OpenSlot slot && slot.nodeId.equals(this.nodeId) && slot.slot == this.slot
-					&& slot.importing == this.importing && slot.peerId.equals(this.peerId);
-		}
-
-		@Override
-		public int hashCode() {
-			return this.nodeId.hashCode() * 31 + this.slot;
+		Open otherSide() {
+			return new Open(this.slot.peerId(),
+					new ClusterNodes.OpenSlot(this.slot.slot(), !this.slot.importing(), this.nodeId));
 		}
 
 	}

@@ -126,8 +126,9 @@ final class ClusterNodes {
 	 * @param primaryId the id of its primary, or {@code null} for a primary
 	 * @param slots the slot ranges it serves, as {@code [first, last]}, without the slots
 	 * being imported or migrated
+	 * @param openSlots the slots it imports or migrates, which only its own line lists
 	 */
-	record Node(String id, int port, Set<String> flags, String primaryId, List<int[]> slots) {
+	record Node(String id, int port, Set<String> flags, String primaryId, List<int[]> slots, List<OpenSlot> openSlots) {
 
 		static Node parse(String line) {
 			String[] fields = line.split(" ");
@@ -138,9 +139,11 @@ final class ClusterNodes {
 			int port = portText.isEmpty() ? 0 : Integer.parseInt(portText);
 			String primaryId = "-".equals(fields[3]) ? null : fields[3];
 			List<int[]> slots = new ArrayList<>();
+			List<OpenSlot> openSlots = new ArrayList<>();
 			for (int i = 8; i < fields.length; i++) {
 				String range = fields[i];
 				if (range.startsWith("[")) {
+					openSlots.add(OpenSlot.parse(range));
 					continue;
 				}
 				int dash = range.indexOf('-');
@@ -149,7 +152,8 @@ final class ClusterNodes {
 				slots.add(new int[] { first, last });
 			}
 			slots.sort(Comparator.comparingInt((range) -> range[0]));
-			return new Node(fields[0], port, Set.of(fields[2].split(",")), primaryId, List.copyOf(slots));
+			return new Node(fields[0], port, Set.of(fields[2].split(",")), primaryId, List.copyOf(slots),
+					List.copyOf(openSlots));
 		}
 
 		boolean isPrimary() {
@@ -178,6 +182,25 @@ final class ClusterNodes {
 				.collect(Collectors.joining(","));
 			return this.id + " " + this.port + " " + (isPrimary() ? "primary" : "replica of " + this.primaryId) + " "
 					+ ranges;
+		}
+
+	}
+
+	/**
+	 * A slot that a node imports from another node, {@code [slot-<-id]}, or migrates to
+	 * another node, {@code [slot->-id]}, while a move is under way.
+	 *
+	 * @param slot the slot
+	 * @param importing whether the node imports the slot, rather than migrates it
+	 * @param peerId the id of the node it imports the slot from or migrates it to
+	 */
+	record OpenSlot(int slot, boolean importing, String peerId) {
+
+		static OpenSlot parse(String field) {
+			String state = field.substring(1, field.length() - 1);
+			boolean importing = state.contains("-<-");
+			String[] parts = state.split(importing ? "-<-" : "->-");
+			return new OpenSlot(Integer.parseInt(parts[0]), importing, parts[1]);
 		}
 
 	}

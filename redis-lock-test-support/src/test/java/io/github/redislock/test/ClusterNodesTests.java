@@ -40,6 +40,16 @@ class ClusterNodesTests {
 	}
 
 	@Test
+	void parsesImportingAndMigratingMarksAsOpenSlots() {
+		ClusterNodes view = ClusterNodes.parse(REPLY);
+		assertThat(view.byPort(30002)).hasValueSatisfying(
+				(node) -> assertThat(node.openSlots()).containsExactly(new ClusterNodes.OpenSlot(5461, false, "ccc")));
+		assertThat(view.byPort(30003)).hasValueSatisfying(
+				(node) -> assertThat(node.openSlots()).containsExactly(new ClusterNodes.OpenSlot(5461, true, "bbb")));
+		assertThat(view.myself().openSlots()).isEmpty();
+	}
+
+	@Test
 	void assignmentIsEqualForViewsThatAgreeWhateverTheirFlags() {
 		String other = REPLY.replace(" myself,master ", " master ").replace("slave aaa", "myself,slave aaa");
 		assertThat(ClusterNodes.parse(other).assignment((port) -> port != 0))
