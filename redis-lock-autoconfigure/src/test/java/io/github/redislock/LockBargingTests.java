@@ -62,52 +62,6 @@ class LockBargingTests {
 	}
 
 	/**
-	 * The holder releases and asks again at once while a thread that has just started to
-	 * wait sleeps: it takes the lock back without a round trip, with the next token, and
-	 * the woken waiter sleeps on at the head of the line. Whether the waiter is still
-	 * young enough to be barged depends on scheduling, so this repeats until it was.
-	 */
-	@Test
-	void releasingThreadTakesTheVacantLockBackWhileTheWokenWaiterSleepsOn() throws Exception {
-		int barged = 0;
-		for (int round = 0; round < 100 && barged < 3; round++) {
-			LockHandle first = this.nodes.node().lock(LONG_WAIT);
-			long firstToken = first.fencingToken();
-			String owner = LockKeyValues.holder(this.nodes.cli(), KEY);
-			CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(this::lockAndWork, this.nodes.executor());
-			awaitTheWaiterAsleep();
-			long roundTrips = CommandStats.roundTrips(this.nodes.cli());
-			first.close();
-			LockHandle again = this.nodes.node().lock(LONG_WAIT);
-			long againToken = critical(again);
-			if (againToken == firstToken + 1) {
-				barged++;
-				// Taken back without Redis, under the same grant, while the waiter waits
-				// on.
-				assertThat(CommandStats.roundTrips(this.nodes.cli())).isEqualTo(roundTrips);
-				assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).isEqualTo(owner);
-				assertThat(waiter).isNotDone();
-				await().atMost(Duration.ofSeconds(5))
-					.until(() -> this.nodes.diagnostics(this.nodes.node()).sleepingWaiterCount() == 1);
-				assertThat(this.nodes.otherNode().tryLock("hot", Duration.ZERO)).isEmpty();
-				again.close();
-				assertThat(waiter.get(5, TimeUnit.SECONDS)).isEqualTo(firstToken + 2);
-			}
-			else {
-				// The waiter was handed the lock first; then this thread, or Redis
-				// granted the lock anew if the waiter released before it queued.
-				long waiterToken = waiter.get(5, TimeUnit.SECONDS);
-				assertThat(waiterToken).isEqualTo(firstToken + 1);
-				assertThat(againToken).isGreaterThan(waiterToken);
-				again.close();
-			}
-			assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).isNull();
-		}
-		assertThat(barged).as("rounds in which the releasing thread took the lock back").isEqualTo(3);
-		assertExclusiveAndFenced();
-	}
-
-	/**
 	 * Threads that take the lock again the moment they release it would keep it among
 	 * themselves: a waiter that waited past the threshold is handed the lock, so every
 	 * thread progresses and no wait comes near the time a barger alone would allow.
@@ -143,51 +97,6 @@ class LockBargingTests {
 			.isLessThan(Duration.ofSeconds(1));
 		assertExclusiveAndFenced();
 		assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).isNull();
-	}
-
-	/**
-	 * A waiter that leaves as the lock is left vacant for it (here interrupted, at a
-	 * random moment around the release) gives the lock back: to Redis when it was the
-	 * last waiter, so the lock is free at once rather than renewed with nobody to take
-	 * it.
-	 */
-	@Test
-	void lastWaiterLeavingGivesAVacantLockBack() throws Exception {
-		long seed = Long.getLong("redislock.barging.seed", System.nanoTime());
-		Random random = new Random(seed);
-		for (int round = 0; round < 40; round++) {
-			LockHandle first = this.nodes.node().lock(LONG_WAIT);
-			AtomicReference<Thread> waiting = new AtomicReference<>();
-			CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
-				// A pool thread may keep the interrupt of an earlier round that it did
-				// not use.
-				Thread.interrupted();
-				waiting.set(Thread.currentThread());
-				return lockAndWork();
-			}, this.nodes.executor());
-			awaitTheWaiterAsleep();
-			if (random.nextBoolean()) {
-				waiting.get().interrupt();
-				first.close();
-			}
-			else {
-				first.close();
-				waiting.get().interrupt();
-			}
-			try {
-				waiter.get(5, TimeUnit.SECONDS);
-			}
-			catch (ExecutionException ex) {
-				assertThat(ex).as("seed %d", seed).hasCauseInstanceOf(LockInterruptedException.class);
-			}
-			await().atMost(Duration.ofSeconds(2))
-				.untilAsserted(
-						() -> assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).as("seed %d", seed).isNull());
-			try (LockHandle next = this.nodes.otherNode().tryLock("hot", Duration.ZERO).orElseThrow()) {
-				critical(next);
-			}
-		}
-		assertExclusiveAndFenced();
 	}
 
 	/**

@@ -42,28 +42,6 @@ class LockHandoffTests {
 	}
 
 	@Test
-	void releaseHandsTheLockToALocalWaiterWithoutARoundTrip() throws Exception {
-		LockHandle first = this.nodes.node().lock("hot");
-		String owner = LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}");
-		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.nodes.node().lock(LONG_WAIT),
-				this.nodes.executor());
-		awaitOneWaiter(this.nodes.node());
-		long roundTrips = CommandStats.roundTrips(this.nodes.cli());
-		first.close();
-		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
-		assertThat(CommandStats.roundTrips(this.nodes.cli())).isEqualTo(roundTrips);
-		assertThat(second.isHeld()).isTrue();
-		assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
-		assertThat(LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}")).isEqualTo(owner);
-		assertThat(this.nodes.otherNode().tryLock("hot", Duration.ZERO)).isEmpty();
-		second.close();
-		assertThat(LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}")).isNull();
-		try (LockHandle next = this.nodes.otherNode().lock("hot")) {
-			assertThat(next.fencingToken()).isGreaterThan(second.fencingToken());
-		}
-	}
-
-	@Test
 	void waiterWithAFixedLeaseGetsItsOwnGrant() throws Exception {
 		LockHandle first = this.nodes.node().lock("hot");
 		LockRequest fixed = LONG_WAIT.leaseTime(Duration.ofSeconds(5));

@@ -1,9 +1,6 @@
 package io.github.redislock.engine;
 
 import java.util.ArrayDeque;
-import java.util.function.BiPredicate;
-import java.util.function.Function;
-import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -22,17 +19,15 @@ import org.jspecify.annotations.Nullable;
  * lock kind decodes the message into the {@link WakeUp} that says which.
  *
  * <p>
- * <b>Handing a lock over.</b> When a lock is released while a thread of this JVM waits
- * for it, the releasing thread can give it to that waiter without a round trip: the Redis
- * grant stays as it is and the waiter wakes owning it. The hand-over happens under this
- * monitor and only to a waiter still queued; a waiter that leaves with a hold it did not
- * take returns it to its caller for release, so a handed lock is never dropped.
- *
- * <p>
- * <b>Eager acquisition.</b> A waiter woken by another JVM's release may be claimed
- * instead of woken: its acquisition is sent from the thread that received the message,
- * outside this monitor, and the grant delivered only if the waiter is still queued
- * ({@link EagerAcquisition}).
+ * <b>No barging within a JVM.</b> A thread of this JVM that asks, with a wait time, while
+ * others of its JVM are queued here queues behind them rather than ask Redis
+ * ({@link #hasQueued}), and a queued waiter asks only when first in line or woken
+ * ({@link #isFirst}), for the kinds whose waiters take no place in line in Redis
+ * ({@link Waiter#isOrderedHere()}): the thread that just released would otherwise win
+ * nearly every race against the waiter it woke, which must first be scheduled, and a
+ * waiter could wait out its whole wait time while the lock is granted thousands of times.
+ * An attempt without a wait time still asks Redis, as {@code tryLock()} barges even into
+ * a fair {@link java.util.concurrent.locks.ReentrantLock}.
  *
  * <p>
  * <b>Joining.</b> A thread is counted as joining, in the registry's atomic compute for
@@ -50,14 +45,6 @@ final class ChannelWaiters {
 	private final ChannelSubscription subscription = new ChannelSubscription();
 
 	private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
-
-	private final BargingWindow barging = new BargingWindow();
-
-	/**
-	 * A released hold whose lease this JVM keeps for the next local owner: the first of
-	 * this JVM's threads to ask takes it, a barger or the waiter woken for it.
-	 */
-	private @Nullable LockHold vacant;
 
 	/** Threads waiting for the subscription before they queue. */
 	private int joining;
@@ -85,21 +72,43 @@ final class ChannelWaiters {
 	}
 
 	/**
-	 * Remove a waiter, passing on a signal it did not use.
-	 * @return the vacant hold, if there is one, which the caller must release again: the
-	 * waiter that leaves may be the one woken to take it, or the last one
+	 * Remove a waiter, passing on a signal it did not use, or its turn when it was first
+	 * in this JVM's line: the next waiter then asks Redis rather than sleep on.
 	 */
-	synchronized @Nullable LockHold remove(Waiter waiter) {
+	synchronized void remove(Waiter waiter) {
+		boolean wasFirst = waiter.isOrderedHere() && firstOrderedHere() == waiter;
 		this.queue.remove(waiter);
 		if (this.queue.isEmpty()) {
 			this.idleSince = System.nanoTime();
 		}
-		if (waiter.isSignalled()) {
+		if (waiter.isSignalled() || wasFirst) {
 			signalOne();
 		}
-		LockHold vacant = this.vacant;
-		this.vacant = null;
-		return vacant;
+	}
+
+	/**
+	 * Whether a waiter ordered in this JVM is queued here, ahead of a new arrival, which
+	 * then queues behind it rather than ask Redis.
+	 */
+	synchronized boolean hasQueued() {
+		return firstOrderedHere() != null;
+	}
+
+	/**
+	 * Whether the given waiter is the first of those ordered in this JVM, whose turn it
+	 * is to ask Redis without being woken.
+	 */
+	synchronized boolean isFirst(Waiter waiter) {
+		return firstOrderedHere() == waiter;
+	}
+
+	private @Nullable Waiter firstOrderedHere() {
+		for (Waiter waiter : this.queue) {
+			if (waiter.isOrderedHere()) {
+				return waiter;
+			}
+		}
+		return null;
 	}
 
 	/** Wake the first waiter not yet woken. */
@@ -110,44 +119,6 @@ final class ChannelWaiters {
 				return;
 			}
 		}
-	}
-
-	/**
-	 * Wake the first waiter not yet woken. One that can be acquired for eagerly is
-	 * claimed instead, its acquisition sent from this thread, and its thread woken when
-	 * the answer arrives, holding the grant if there is one.
-	 */
-	void wakeOne() {
-		Waiter claimed = null;
-		synchronized (this) {
-			for (Waiter waiter : this.queue) {
-				if (!waiter.isSignalled()) {
-					if (!waiter.acquiresEagerly()) {
-						waiter.signal();
-						return;
-					}
-					waiter.claim();
-					claimed = waiter;
-					break;
-				}
-			}
-		}
-		if (claimed != null) {
-			claimed.acquireEagerly(this);
-		}
-	}
-
-	/** Give a grant to a waiter that is still queued. */
-	synchronized boolean deliver(Waiter waiter, LockHold hold) {
-		if (!this.queue.contains(waiter)) {
-			return false;
-		}
-		hold.claim();
-		if (waiter.deliver(hold)) {
-			return true;
-		}
-		hold.awaitClaim();
-		return false;
 	}
 
 	/** Wake the waiter that asks under the given owner token, if it is queued here. */
@@ -162,75 +133,6 @@ final class ChannelWaiters {
 
 	synchronized void signalAll() {
 		this.queue.forEach(Waiter::signal);
-	}
-
-	/**
-	 * Hand a lock to the first waiter that accepts a hand-over, or leave it vacant for
-	 * the first thread of this JVM that asks, and wake that waiter to ask.
-	 * @param released the released hold, to leave vacant if the waiter
-	 * {@linkplain Waiter#mayBeBarged may be barged}; {@code null} to hand it over
-	 * @param heldNanos how long the released hold lasted, or a negative number when it
-	 * was not held by a thread (a vacant hold released again); sets the
-	 * {@linkplain #bargingNanos() barging window}
-	 * @param successor makes the hold of the chosen waiter's thread
-	 * @param install records the new hold before its thread is woken; false when it could
-	 * not, and then nobody is woken
-	 * @return whether a waiter took the lock, or it was left vacant for one
-	 */
-	synchronized boolean handOff(@Nullable LockHold released, long heldNanos,
-			Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
-		this.barging.released(heldNanos, this.queue.size());
-		long starvingNanos = this.barging.nanos();
-		for (Waiter waiter : this.queue) {
-			if (waiter.acceptsHandoff()) {
-				if (released != null && waiter.mayBeBarged(starvingNanos)) {
-					this.vacant = released;
-					// A napping waiter wakes by itself soon enough: a barger will most
-					// likely have taken the lock again by then.
-					if (!waiter.isSignalled() && !waiter.isNapping()) {
-						waiter.signal();
-					}
-					return true;
-				}
-				LockHold next = successor.apply(waiter.reentrantThread());
-				if (!install.test(next)) {
-					return false;
-				}
-				waiter.handOver(next);
-				waiter.signal();
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * Take the vacant hold, if there is one.
-	 * @param successor makes the taker's hold of the vacant one, or {@code null} when its
-	 * lease was found lost
-	 * @param install records the new hold in place of the vacant one; false when it could
-	 * not, as when Redis granted the lock to another owner of this JVM since the lease
-	 * ended
-	 * @return the taker's hold, or {@code null}; a vacant hold that could not be taken
-	 * stays, to be released in Redis by the next waiter that leaves
-	 */
-	synchronized @Nullable LockHold takeVacant(Function<LockHold, @Nullable LockHold> successor,
-			BiPredicate<LockHold, LockHold> install) {
-		LockHold vacant = this.vacant;
-		if (vacant == null) {
-			return null;
-		}
-		LockHold next = successor.apply(vacant);
-		if (next == null || !install.test(vacant, next)) {
-			return null;
-		}
-		this.vacant = null;
-		return next;
-	}
-
-	/** How long a waiter of this channel may be barged: {@link BargingWindow}. */
-	long bargingNanos() {
-		return this.barging.nanos();
 	}
 
 	synchronized int size() {

@@ -34,8 +34,6 @@ final class ExclusiveLockKind extends LockKind {
 
 	private final RedisScript<Long> release = LockScripts.composedScript(Long.class, "lock-key.lua", "release.lua");
 
-	private final RedisScript<Long> heldAlone = LockScripts.script("held-alone.lua", Long.class);
-
 	/**
 	 * How long a released lock's tombstone lasts, in milliseconds: as long as its fencing
 	 * token must be kept and as long as its release must stay known, whichever is longer.
@@ -63,7 +61,7 @@ final class ExclusiveLockKind extends LockKind {
 	 */
 	@Override
 	void giveBack(LockScripts scripts, String name, String owner) {
-		scripts.executeBySource(releaseCall(scripts, name, owner, 0, 0));
+		scripts.executeBySource(releaseCall(scripts, name, owner, 0));
 	}
 
 	/**
@@ -82,18 +80,12 @@ final class ExclusiveLockKind extends LockKind {
 	 * assemble there ({@code release.lua}).
 	 */
 	@Override
-	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long lastToken) {
+	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken) {
 		String markMillis = scripts.releaseMarkMillis();
 		String granted = (grantToken > 0) ? granted(owner, grantToken) : "";
-		String tombstone = "r|" + owner + "|" + Math.max(grantToken, lastToken) + "|" + markMillis;
+		String tombstone = "r|" + owner + "|" + grantToken + "|" + markMillis;
 		return ScriptCall.of(this.release, List.of(scripts.keys().lockKey(name)), granted, tombstone,
 				tombstoneMillis(markMillis), scripts.publishCommand());
-	}
-
-	@Override
-	@Nullable ScriptCall<Long> heldAloneCall(LockScripts scripts, LockLease lease) {
-		return ScriptCall.of(this.heldAlone, List.of(scripts.keys().lockKey(lease.key())),
-				granted(lease.owner(), lease.fencingToken()));
 	}
 
 	/** The lock key's value as a grant writes it ({@code acquire.lua}). */
@@ -114,22 +106,7 @@ final class ExclusiveLockKind extends LockKind {
 	}
 
 	@Override
-	boolean handsOver() {
-		return true;
-	}
-
-	@Override
-	boolean barges() {
-		return true;
-	}
-
-	@Override
 	boolean yields() {
-		return true;
-	}
-
-	@Override
-	boolean acquiresEagerly() {
 		return true;
 	}
 

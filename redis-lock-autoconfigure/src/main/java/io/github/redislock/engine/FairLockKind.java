@@ -58,7 +58,7 @@ final class FairLockKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long lastToken) {
+	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken) {
 		LockKeys keys = scripts.keys();
 		return ScriptCall.of(this.release,
 				List.of(keys.lockKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name),

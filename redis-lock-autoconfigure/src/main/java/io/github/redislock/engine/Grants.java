@@ -11,7 +11,7 @@ import io.github.redislock.LockObserver;
 /**
  * Records a grant from Redis as the hold of a thread of this JVM: its lease, its hold in
  * {@link LocalHolds}, and its renewal by the watchdog. Called by the thread that asked,
- * or by the Redis client's thread for an eager acquisition.
+ * or by the Redis client's thread for a pending acquisition.
  *
  * <p>
  * A grant takes the place of any hold of the same key: Redis granted the lock to this new
@@ -45,21 +45,9 @@ final class Grants {
 	 * @param sentAt when the acquire script was sent, from which the lease runs
 	 */
 	LockHold grant(Acquisition acquisition, Attempt attempt, @Nullable Thread thread, long sentAt) {
-		return grant(acquisition, attempt, thread, sentAt, true);
-	}
-
-	/**
-	 * Record a grant as the hold of the given thread.
-	 * @param claimed false for a grant made for a waiting thread by another thread, which
-	 * the waiting thread cannot re-enter until it takes it ({@link LockHold#claim})
-	 */
-	LockHold grant(Acquisition acquisition, Attempt attempt, @Nullable Thread thread, long sentAt, boolean claimed) {
 		LockLease lease = new LockLease(acquisition.kind(), acquisition.key(), acquisition.owner(),
 				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
-		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null, 0);
-		if (!claimed) {
-			hold.awaitClaim();
-		}
+		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null);
 		lease.heldBy(hold);
 		LockHold replaced = this.holds.granted(hold);
 		if (replaced != null && replaced.lease() != lease && !replaced.isReleased()) {

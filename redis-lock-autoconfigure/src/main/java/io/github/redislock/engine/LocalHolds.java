@@ -7,22 +7,20 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The hold of each lock this JVM holds now, for reentrancy, the rules between a thread's
- * holds of one lock, hand-over and diagnostics. Keyed by
- * {@link LockKind#holdKey(LockLease, Thread)}: the lock name, with the side of a
- * read/write lock, and for a read lock the thread, since several threads of a JVM hold
- * one read lock at once.
+ * holds of one lock and diagnostics. Keyed by {@link HoldKey}: the lock name, the Redis
+ * state it stands for, and for a read lock the thread, since several threads of a JVM
+ * hold one read lock at once.
  *
  * <p>
- * A key's hold changes in three ways: a grant from Redis puts its hold in place of any
- * earlier one, a hand-over replaces the hold it follows only if that is still in place,
- * and a release removes its own hold only. So a late hand-over never takes the place of a
- * newer grant, and a late release never removes one.
+ * A key's hold changes in two ways: a grant from Redis puts its hold in place of any
+ * earlier one, and a release removes its own hold only, so a late release never removes a
+ * newer grant.
  *
  * @author redis-lock
  */
 final class LocalHolds {
 
-	private final ConcurrentHashMap<String, LockHold> holds = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<HoldKey, LockHold> holds = new ConcurrentHashMap<>();
 
 	/** The hold under which the calling thread would find its hold of the lock. */
 	@Nullable LockHold ofThread(LockKind kind, String name) {
@@ -41,15 +39,6 @@ final class LocalHolds {
 	 */
 	@Nullable LockHold granted(LockHold hold) {
 		return this.holds.put(hold.holdKey(), hold);
-	}
-
-	/**
-	 * Record a hold handed over from another thread of this JVM, in the place of the hold
-	 * it follows; false when that place was taken meanwhile by a grant from Redis, which
-	 * means the lease being handed over had ended there.
-	 */
-	boolean handedOver(LockHold previous, LockHold next) {
-		return this.holds.replace(next.holdKey(), previous, next);
 	}
 
 	/** Forget a released hold, unless another took its place. */

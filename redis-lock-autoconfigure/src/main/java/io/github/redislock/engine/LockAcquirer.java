@@ -16,13 +16,12 @@ import io.github.redislock.LockOptions;
  * first attempt, the wait, and the observer's timing of it all.
  *
  * <p>
- * A reentrant acquisition of a hold the thread already has costs no round trip. A lock
- * whose kind barges, released but kept by this JVM for its next owner, is taken at once
- * ({@link LocalHandOver}); one whose kind hands over, held by another thread of this JVM,
- * needs none to know it is taken, and one this JVM yields to other JVMs is not asked for
- * before the yield ends; other kinds ask Redis at once, to queue or to share. Yielding
- * only delays attempts that can wait: one without a wait time asks Redis, as
- * {@code tryLock()} barges even into a fair
+ * A reentrant acquisition of a hold the thread already has costs no round trip; every
+ * other grant is Redis's. An exclusive lock held by another thread of this JVM, or waited
+ * for by one, is waited for in this JVM's arrival order without asking, and one this JVM
+ * yields to other JVMs is not asked for before the yield ends; other kinds ask Redis at
+ * once, to queue or to share. Skipping the first attempt only delays attempts that can
+ * wait: one without a wait time asks Redis, as {@code tryLock()} barges even into a fair
  * {@link java.util.concurrent.locks.ReentrantLock}. The first attempt does not take a
  * place in line: a waiter at the head of a fair queue, or a writer keeping readers out,
  * must be able to hear its wake-up, so it queues only once subscribed.
@@ -41,8 +40,6 @@ final class LockAcquirer {
 
 	private final ReleaseSubscriptions subscriptions;
 
-	private final LocalHandOver handOver;
-
 	private final AcquireAttempts attempts;
 
 	private final LockWaiting waiting;
@@ -52,10 +49,9 @@ final class LockAcquirer {
 	private final EngineShutdown shutdown;
 
 	LockAcquirer(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalHolds holds,
-			ReleaseSubscriptions subscriptions, LocalHandOver handOver, AcquireAttempts attempts, LockWaiting waiting,
+			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockWaiting waiting,
 			@Nullable LockObserver observer, EngineShutdown shutdown) {
 		this.shutdown = shutdown;
-		this.handOver = handOver;
 		this.options = options;
 		this.tokens = tokens;
 		this.scripts = scripts;
@@ -143,27 +139,27 @@ final class LockAcquirer {
 	private @Nullable LockHold acquireOrWait(Acquisition acquisition, @Nullable LockHold current, Duration waitTime) {
 		LockHold hold = null;
 		LockKind kind = acquisition.kind();
-		if (kind.barges() && acquisition.renewed() && current != null && current.isReleased()) {
-			// Released by its holder but kept by this JVM for the next owner: take it.
-			String channel = kind.channel(this.scripts.keys(), acquisition.key());
-			hold = this.handOver.takeVacant(channel, acquisition.reentrant() ? Thread.currentThread() : null);
-			if (hold != null) {
-				return hold;
-			}
-		}
-		// Re-read: a vacant hold just taken by a waiter is held here.
-		LockHold local = (current != null && current.isReleased()) ? this.holds.ofThread(kind, acquisition.key())
-				: current;
-		boolean heldHere = kind.handsOver() && LocalHolds.isHeldByAnotherThread(local);
-		boolean yielding = kind.yields() && !waitTime.isZero()
-				&& this.subscriptions.yieldingNanos(kind.channel(this.scripts.keys(), acquisition.key())) > 0;
-		if (!heldHere && !yielding) {
+		if (waitTime.isZero() || !waitsHere(kind, acquisition.key(), current)) {
 			hold = this.attempts.tryOnce(acquisition.withoutQueueing()).hold();
 		}
 		if (hold == null && !waitTime.isZero()) {
 			hold = this.waiting.await(acquisition);
 		}
 		return hold;
+	}
+
+	/**
+	 * Whether an acquisition that may wait skips its first attempt: another thread of
+	 * this JVM holds the lock, which surely excludes it, or waits for it ahead of it
+	 * ({@link ChannelWaiters}), for a kind whose waiters take no place in line in Redis;
+	 * or this JVM yields the lock to other JVMs.
+	 */
+	private boolean waitsHere(LockKind kind, String key, @Nullable LockHold current) {
+		String channel = kind.channel(this.scripts.keys(), key);
+		if (!kind.queues() && (LocalHolds.isHeldByAnotherThread(current) || this.subscriptions.hasQueued(channel))) {
+			return true;
+		}
+		return kind.yields() && this.subscriptions.yieldingNanos(channel) > 0;
 	}
 
 	private @Nullable LockHold acquireObserved(LockObserver observer, Acquisition acquisition, @Nullable String name,

@@ -20,9 +20,6 @@ final class LockHold {
 	/** The thread that may re-enter, or {@code null} when none may. */
 	private final @Nullable Thread ownerThread;
 
-	/** How many times the lease was handed from thread to thread before this hold. */
-	private final long handoffs;
-
 	private final long acquiredAtMillis = System.currentTimeMillis();
 
 	private final long acquiredAtNanos = System.nanoTime();
@@ -35,28 +32,10 @@ final class LockHold {
 	 */
 	private volatile @Nullable Object observerContext;
 
-	/**
-	 * False while a grant made for a waiting thread by another thread (an eager
-	 * acquisition) has not reached the waiter: the waiting thread may have got the lock
-	 * otherwise and moved on, and must not re-enter a grant that is on its way back to
-	 * Redis.
-	 */
-	private volatile boolean claimed = true;
-
-	LockHold(LockLease lease, long fencingToken, @Nullable Thread ownerThread, long handoffs) {
+	LockHold(LockLease lease, long fencingToken, @Nullable Thread ownerThread) {
 		this.lease = lease;
 		this.fencingToken = fencingToken;
 		this.ownerThread = ownerThread;
-		this.handoffs = handoffs;
-	}
-
-	/**
-	 * The hold of the thread this hold's lease is handed to. Its fencing token follows
-	 * this one: no other grant of the key can come between, since the lease never left
-	 * this JVM.
-	 */
-	LockHold successor(@Nullable Thread thread) {
-		return new LockHold(this.lease, this.fencingToken + 1, thread, this.handoffs + 1);
 	}
 
 	LockLease lease() {
@@ -67,7 +46,7 @@ final class LockHold {
 	 * The key of this hold among the engine's holds, which its lock's kind decides:
 	 * {@link LockKind#holdKey(LockLease, Thread)}.
 	 */
-	String holdKey() {
+	HoldKey holdKey() {
 		return this.lease.kind().holdKey(this.lease, this.ownerThread);
 	}
 
@@ -81,10 +60,6 @@ final class LockHold {
 
 	@Nullable Thread ownerThread() {
 		return this.ownerThread;
-	}
-
-	long handoffs() {
-		return this.handoffs;
 	}
 
 	long acquiredAtMillis() {
@@ -120,22 +95,9 @@ final class LockHold {
 		return new LockLostException(key(), this.fencingToken, !this.lease.claimLossReport());
 	}
 
-	/** Mark a grant made for a waiter that has not taken it yet. */
-	void awaitClaim() {
-		this.claimed = false;
-	}
-
-	/** Mark a grant as the waiter's, who may now re-enter it. */
-	void claim() {
-		this.claimed = true;
-	}
-
-	/**
-	 * Count one more handle, unless the hold was already released or lost, or is a grant
-	 * its waiter has not taken yet.
-	 */
+	/** Count one more handle, unless the hold was already released or lost. */
 	synchronized boolean tryReenter() {
-		if (this.count == 0 || !this.claimed || this.lease.isLost()) {
+		if (this.count == 0 || this.lease.isLost()) {
 			return false;
 		}
 		this.count++;

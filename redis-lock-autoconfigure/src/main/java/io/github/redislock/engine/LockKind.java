@@ -140,36 +140,21 @@ abstract class LockKind {
 	 * Release the lock if the owner still holds it, waking waiters; waits for the answer
 	 * even when interrupted.
 	 * @param grantToken the fencing token Redis granted the owner, 0 when not known
-	 * @param lastToken the fencing token of the last local holder when the grant was
-	 * handed between threads, so that later grants exceed it; 0 otherwise
 	 * @return -1 when the owner did not hold the lock; 1 when released and a thread of
 	 * another JVM waits for it (only a kind that {@linkplain #yields() yields} tells); 0
 	 * when released otherwise
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
-	long release(LockScripts scripts, String name, String owner, long grantToken, long lastToken) {
-		return releaseOutcome(scripts.executeUninterruptibly(releaseCall(scripts, name, owner, grantToken, lastToken)));
+	long release(LockScripts scripts, String name, String owner, long grantToken) {
+		return releaseOutcome(scripts.executeUninterruptibly(releaseCall(scripts, name, owner, grantToken)));
 	}
 
 	/**
 	 * The call of the release script, whose answer {@link #releaseOutcome} reads: for
 	 * {@link #release} and for the releases a shutdown sends all at once.
 	 * @param grantToken as for {@link #release}
-	 * @param lastToken as for {@link #release}
 	 */
-	abstract ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken,
-			long lastToken);
-
-	/**
-	 * The call that tells whether a lease is still held as granted with no thread of
-	 * another JVM waiting for it (1, else 0), for a kind that {@linkplain #handsOver()
-	 * hands over}; {@code null} for a kind that cannot tell, whose lock then passes
-	 * between the threads of a JVM a bounded number of times in a row
-	 * ({@link HandOverChains}).
-	 */
-	@Nullable ScriptCall<Long> heldAloneCall(LockScripts scripts, LockLease lease) {
-		return null;
-	}
+	abstract ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken);
 
 	/**
 	 * What the release script's answer means, as {@link #release} returns it: every
@@ -187,7 +172,7 @@ abstract class LockKind {
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
 	void giveBack(LockScripts scripts, String name, String owner) {
-		release(scripts, name, owner, 0, 0);
+		release(scripts, name, owner, 0);
 		leave(scripts, name, owner);
 	}
 
@@ -251,25 +236,6 @@ abstract class LockKind {
 	abstract @Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix);
 
 	/**
-	 * Whether a released hold may pass straight to a thread of this JVM that waits for
-	 * it, without a round trip; its waiters then wait for a local holder's release rather
-	 * than ask Redis while a thread of this JVM holds the lock, which surely excludes
-	 * them.
-	 */
-	boolean handsOver() {
-		return false;
-	}
-
-	/**
-	 * Whether a released hold that a local waiter would be handed may instead be taken by
-	 * whichever thread of this JVM asks first ({@link LocalHandOver}): only for a kind
-	 * that {@linkplain #handsOver() hands over} and does not serve its waiters in order.
-	 */
-	boolean barges() {
-		return false;
-	}
-
-	/**
 	 * Whether this JVM, after releasing the lock while a thread of another JVM waits for
 	 * it, leaves it alone for a while. The kind's release scripts then report whether
 	 * others wait, its messages from this JVM wake nobody here, and the releasing thread
@@ -289,26 +255,18 @@ abstract class LockKind {
 	}
 
 	/**
-	 * Whether the thread that receives a release message sends the acquisition of the
-	 * waiter it wakes, so that the waiter wakes holding the lock.
-	 */
-	boolean acquiresEagerly() {
-		return false;
-	}
-
-	/**
 	 * The key under which the given thread's hold of a lock of this kind is found among
 	 * the engine's holds.
 	 */
-	String holdKey(String name, @Nullable Thread thread) {
-		return name;
+	HoldKey holdKey(String name, @Nullable Thread thread) {
+		return new HoldKey(name, HoldKey.LOCK, null);
 	}
 
 	/**
 	 * The key of a hold among the engine's holds, as {@link #holdKey(String, Thread)}.
 	 * @param ownerThread the thread that may re-enter, or {@code null} when none may
 	 */
-	String holdKey(LockLease lease, @Nullable Thread ownerThread) {
+	HoldKey holdKey(LockLease lease, @Nullable Thread ownerThread) {
 		return holdKey(lease.key(), ownerThread);
 	}
 

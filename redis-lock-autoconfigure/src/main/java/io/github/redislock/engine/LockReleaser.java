@@ -62,8 +62,6 @@ final class LockReleaser {
 
 	private final ReleaseSubscriptions subscriptions;
 
-	private final LocalHandOver handOver;
-
 	private final BackgroundReleases backgroundReleases;
 
 	private final @Nullable LockObserver observer;
@@ -71,12 +69,11 @@ final class LockReleaser {
 	private final AtomicInteger releasing = new AtomicInteger();
 
 	LockReleaser(LockScripts scripts, LocalHolds holds, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
-			LocalHandOver handOver, BackgroundReleases backgroundReleases, @Nullable LockObserver observer) {
+			BackgroundReleases backgroundReleases, @Nullable LockObserver observer) {
 		this.scripts = scripts;
 		this.holds = holds;
 		this.watchdog = watchdog;
 		this.subscriptions = subscriptions;
-		this.handOver = handOver;
 		this.backgroundReleases = backgroundReleases;
 		this.observer = observer;
 	}
@@ -120,9 +117,7 @@ final class LockReleaser {
 	private void releaseLast(LockHold hold, LockLease lease) {
 		LockKind kind = lease.kind();
 		String channel = kind.channel(this.scripts.keys(), hold.key());
-		if (!leaveForRelease(hold, lease, channel)) {
-			return;
-		}
+		leaveForRelease(hold, lease);
 		long outcome;
 		try {
 			outcome = releaseInRedis(kind, hold);
@@ -161,9 +156,7 @@ final class LockReleaser {
 			this.releasing.incrementAndGet();
 			boolean sent = false;
 			try {
-				if (!leaveForRelease(hold, lease, channel)) {
-					return CompletableFuture.completedFuture(null);
-				}
+				leaveForRelease(hold, lease);
 				CompletableFuture<Void> done = new CompletableFuture<>();
 				CompletableFuture<Void> result = new CompletableFuture<>();
 				done.whenComplete((ignored, ex) -> {
@@ -196,7 +189,7 @@ final class LockReleaser {
 		CompletionStage<Long> answer;
 		try {
 			answer = this.scripts.executeAsync(
-					kind.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), lastToken(hold)),
+					kind.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken()),
 					housekeeping::execute);
 		}
 		catch (RuntimeException ex) {
@@ -224,18 +217,12 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Hand the last hold of a lease to a local waiter, or else take it out of the
-	 * engine's holds and the watchdog before its release script runs.
-	 * @return whether the lock must be released in Redis
+	 * Take the last hold of a lease out of the engine's holds and the watchdog before its
+	 * release script runs.
 	 */
-	private boolean leaveForRelease(LockHold hold, LockLease lease, String channel) {
-		if (this.handOver.handOver(hold, channel)) {
-			observeRelease(hold, ReleaseOutcome.RELEASED, null);
-			return false;
-		}
+	private void leaveForRelease(LockHold hold, LockLease lease) {
 		this.holds.released(hold);
 		this.watchdog.unwatch(lease);
-		return true;
 	}
 
 	/**
@@ -258,8 +245,12 @@ final class LockReleaser {
 	 */
 	private void released(LockHold hold, LockLease lease, String channel, long outcome) {
 		LockKind kind = lease.kind();
-		if (outcome >= 0 && kind.yields()) {
+		if (kind.yields()) {
+			// Found lost, the lock may be free: a local waiter asks at once either way.
 			this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
+		}
+		else if (outcome < 0) {
+			this.subscriptions.wakeOne(channel);
 		}
 		if (outcome < 0 || lease.isLost()) {
 			boolean found = lease.markLost();
@@ -297,8 +288,8 @@ final class LockReleaser {
 				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
 			}
 			revoked.add(hold);
-			calls.add(ScriptBatches.prepare(lease.kind()
-				.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), lastToken(hold))));
+			calls.add(ScriptBatches
+				.prepare(lease.kind().releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken())));
 		}
 		for (int first = 0; first < calls.size(); first += RELEASE_BATCH) {
 			int end = Math.min(first + RELEASE_BATCH, calls.size());
@@ -339,17 +330,16 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Release a hold nobody will use, such as one handed to a waiter that had left; a
-	 * failure leaves it to a background release.
+	 * Release a hold nobody will use, such as one granted to an acquisition that had
+	 * ended; a failure leaves it to a background release.
 	 */
 	void releaseQuietly(LockHold hold) {
 		try {
 			release(hold);
 		}
 		catch (LockLostException ex) {
-			logger.debug(
-					LogMessage.format("Lock '%s', handed to a waiter that had left, was lost meanwhile", hold.key()),
-					ex);
+			logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile",
+					hold.key()), ex);
 		}
 		catch (RuntimeException ex) {
 			LockLease lease = hold.lease();
@@ -358,53 +348,14 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Release again a vacant hold ({@link LocalHandOver}) given back by a waiter that
-	 * left: to the next local waiter, or else in Redis. Its holder's release was observed
-	 * already, and nobody holds it to be told of a loss; a failure leaves it to a
-	 * background release.
-	 */
-	void releaseVacant(LockHold hold) {
-		LockLease lease = hold.lease();
-		if (lease.isRevoked()) {
-			// Released by the shutdown already.
-			return;
-		}
-		LockKind kind = lease.kind();
-		String channel = kind.channel(this.scripts.keys(), hold.key());
-		this.releasing.incrementAndGet();
-		try {
-			if (this.handOver.handOverVacant(hold, channel)) {
-				return;
-			}
-			this.holds.released(hold);
-			this.watchdog.unwatch(lease);
-			long outcome = releaseInRedis(kind, hold);
-			if (outcome >= 0 && kind.yields()) {
-				this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.debug(LogMessage.format("Could not release vacant lock '%s'; it is released in the background",
-					hold.key()), ex);
-			this.backgroundReleases.giveBack(kind, hold.key(), lease.owner(),
-					Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
-		}
-		finally {
-			this.releasing.decrementAndGet();
-		}
-	}
-
-	/**
 	 * Run the release script, again for a while if the lock's cluster slot is being
 	 * migrated: the lock would otherwise stay held until its lease ends.
 	 */
 	private long releaseInRedis(LockKind kind, LockHold hold) {
-		long lastToken = lastToken(hold);
 		long giveUpAt = System.nanoTime() + MIGRATION_GIVE_UP_NANOS;
 		while (true) {
 			try {
-				return kind.release(this.scripts, hold.key(), hold.lease().owner(), hold.lease().fencingToken(),
-						lastToken);
+				return kind.release(this.scripts, hold.key(), hold.lease().owner(), hold.lease().fencingToken());
 			}
 			catch (RuntimeException ex) {
 				if (!SlotMigration.isMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
@@ -413,14 +364,6 @@ final class LockReleaser {
 				LockSupport.parkNanos(SlotMigration.RETRY_NANOS);
 			}
 		}
-	}
-
-	/**
-	 * The fencing token that later grants must exceed, when the grant was handed between
-	 * threads of this JVM; 0 otherwise.
-	 */
-	private static long lastToken(LockHold hold) {
-		return (hold.handoffs() > 0) ? hold.fencingToken() : 0;
 	}
 
 	private void observeRelease(LockHold hold, ReleaseOutcome outcome, @Nullable Throwable failure) {

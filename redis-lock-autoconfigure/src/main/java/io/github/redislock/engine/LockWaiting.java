@@ -15,19 +15,18 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
 
 /**
  * A thread's wait for a lock: as a queued waiter of the lock's release channel, until
- * Redis grants it, a local holder hands it over or leaves it vacant, or the wait time
- * runs out.
+ * Redis grants it or the wait time runs out.
  *
  * <p>
  * The waiter joins its channel, subscribed, before it tries again, so that no release
- * between its last refusal and its sleep goes unheard. Each round it takes a hand-over if
- * one came, or the lock's vacant hold if no other thread took it first; else, while
- * another thread of this JVM holds a lock whose kind hands over, or while this JVM yields
- * the lock to other JVMs, it sleeps without a round trip; else it tries Redis. It sleeps
- * until woken, until the holder's lease would end, or, for a kind that queues, until its
- * place in line needs renewing. Leaving, it passes on a hold handed to it too late and,
- * having got nothing, leaves its line at once rather than let those behind it wait for
- * its entry's deadline.
+ * between its last refusal and its sleep goes unheard. Each round, for a kind whose
+ * waiters take no place in line in Redis, it waits for its turn among this JVM's waiters
+ * ({@link ChannelWaiters}) and, while another thread of this JVM holds the lock, for that
+ * thread's release, without a round trip; while this JVM yields the lock to other JVMs it
+ * sleeps too; else it tries Redis. It sleeps until woken, until the holder's lease would
+ * end, or, for a kind that queues, until its place in line needs renewing. Leaving having
+ * got nothing, it leaves its line at once rather than let those behind it wait for its
+ * entry's deadline.
  *
  * @author redis-lock
  */
@@ -47,26 +46,17 @@ final class LockWaiting {
 
 	private final ReleaseSubscriptions subscriptions;
 
-	private final LocalHandOver handOver;
-
 	private final AcquireAttempts attempts;
-
-	private final EagerAcquisitions eager;
-
-	private final LockReleaser releaser;
 
 	private final EngineShutdown shutdown;
 
-	LockWaiting(LockScripts scripts, LocalHolds holds, ReleaseSubscriptions subscriptions, LocalHandOver handOver,
-			AcquireAttempts attempts, EagerAcquisitions eager, LockReleaser releaser, EngineShutdown shutdown) {
+	LockWaiting(LockScripts scripts, LocalHolds holds, ReleaseSubscriptions subscriptions, AcquireAttempts attempts,
+			EngineShutdown shutdown) {
 		this.shutdown = shutdown;
-		this.handOver = handOver;
 		this.scripts = scripts;
 		this.holds = holds;
 		this.subscriptions = subscriptions;
 		this.attempts = attempts;
-		this.eager = eager;
-		this.releaser = releaser;
 	}
 
 	/**
@@ -79,10 +69,10 @@ final class LockWaiting {
 	@Nullable LockHold await(Acquisition acquisition) {
 		LockKind kind = acquisition.kind();
 		String channel = kind.channel(this.scripts.keys(), acquisition.key());
+		boolean orderedHere = !kind.queues();
 		Waiter waiter;
 		try {
-			waiter = this.subscriptions.join(channel, kind.handsOver() && acquisition.renewed(),
-					acquisition.reentrant(), acquisition.owner(), this.eager.forWaiter(acquisition));
+			waiter = this.subscriptions.join(channel, acquisition.owner(), orderedHere);
 		}
 		catch (RedisCommandInterruptedException ex) {
 			throw new LockInterruptedException(acquisition.key(),
@@ -91,37 +81,21 @@ final class LockWaiting {
 		catch (RuntimeException ex) {
 			throw new LockAccessException(acquisition.key(), "wait for", ex);
 		}
-		boolean barges = kind.barges() && acquisition.renewed();
 		boolean woken = false;
 		LockHold hold = null;
 		try {
 			while (true) {
-				// Before a hand-over is taken: the leaving waiter passes it on, so that a
-				// shutdown wakes every waiter with the same answer.
 				this.shutdown.check(acquisition.key());
-				hold = waiter.takeHandoff();
-				if (hold == null && barges) {
-					hold = this.handOver.takeVacant(channel, waiter.reentrantThread());
-				}
-				if (hold != null) {
-					return hold;
-				}
 				long sleepNanos;
-				LockHold local = kind.handsOver() ? this.holds.ofThread(kind, acquisition.key()) : null;
+				LockHold local = orderedHere ? this.holds.ofThread(kind, acquisition.key()) : null;
 				long yielding = kind.yields() ? this.subscriptions.yieldingNanos(channel) : 0;
-				boolean nap = false;
-				if (LocalHolds.isHeldByAnotherThread(local)) {
-					// Its release wakes a queued waiter: by hand-over, or by the release
-					// message.
+				if (orderedHere && !woken && !this.subscriptions.isFirst(channel, waiter)) {
+					// Not its turn: the waiter ahead of it, once done, wakes it.
+					sleepNanos = Long.MAX_VALUE;
+				}
+				else if (LocalHolds.isHeldByAnotherThread(local)) {
+					// Its release wakes a queued waiter.
 					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
-					long untilStarving = waiter.nanosUntilStarving(this.subscriptions.bargingNanos(channel));
-					if (barges && woken && untilStarving > 0) {
-						// Woken for a lock another thread barged into: it will likely do
-						// so
-						// again, so sleep without being woken until handed the lock.
-						sleepNanos = Math.min(sleepNanos, untilStarving);
-						nap = true;
-					}
 				}
 				else if (yielding > 0) {
 					sleepNanos = yielding;
@@ -142,14 +116,7 @@ final class LockWaiting {
 					// Wake in time to renew the place in line.
 					sleepNanos = Math.min(sleepNanos, LINE_RENEW_NANOS);
 				}
-				waiter.napping(nap);
-				try {
-					waiter.await(Math.min(remaining, nap ? sleepNanos : Math.max(sleepNanos, 1_000_000)));
-				}
-				finally {
-					waiter.napping(false);
-				}
-				woken = true;
+				woken = waiter.await(Math.min(remaining, Math.max(sleepNanos, 1_000_000)));
 			}
 		}
 		catch (InterruptedException ex) {
@@ -157,11 +124,7 @@ final class LockWaiting {
 			throw new LockInterruptedException(acquisition.key(), ex);
 		}
 		finally {
-			LockHold untaken = this.subscriptions.leave(channel, waiter, this.releaser::releaseVacant);
-			if (untaken != null && untaken != hold) {
-				// Handed over as this waiter gave up: pass it on rather than drop it.
-				this.releaser.releaseQuietly(untaken);
-			}
+			this.subscriptions.leave(channel, waiter);
 			if (hold == null && kind.queues()) {
 				leaveLine(acquisition);
 			}

@@ -6,9 +6,7 @@ import io.github.redislock.LockObserver;
 
 /**
  * Reports what the watchdog finds about leases to the engine's observer, with the
- * observer's context of each lease's current hold: a lease handed from thread to thread
- * keeps its renewal schedule, so it is the latest hold that gets the report, and none
- * while it is vacant between two holds ({@link LocalHandOver}).
+ * observer's context of each lease's hold, and none once its holder released it.
  *
  * @author redis-lock
  */
@@ -32,18 +30,15 @@ final class ObservedLeases implements LeaseEvents {
 
 	@Override
 	public void lost(LockLease lease) {
-		LockHold current = lease.hold();
-		if (current != null && current.isReleased()) {
-			// Vacant (LocalHandOver): nobody held it, so nobody's work is lost.
+		LockHold hold = holdOf(lease);
+		if (hold == null && lease.hold() != null) {
+			// Released as it was found lost: its release reports it.
 			return;
 		}
-		LockHold hold = holdOf(lease);
 		this.observer.lost(lease.key(), (hold != null) ? hold.fencingToken() : lease.fencingToken(), contextOf(hold));
 	}
 
-	/**
-	 * The lease's hold, or {@code null} while it is vacant, its holder's report ended.
-	 */
+	/** The lease's hold, or {@code null} once released, its holder's report ended. */
 	private @Nullable LockHold holdOf(LockLease lease) {
 		LockHold hold = lease.hold();
 		return (hold != null && !hold.isReleased()) ? hold : null;

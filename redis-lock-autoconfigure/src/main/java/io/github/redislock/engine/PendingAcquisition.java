@@ -23,40 +23,39 @@ import io.github.redislock.LockShutdownException;
 
 /**
  * One acquisition that no thread waits for: its first attempt and its wait, as a future
- * that the release message, a local holder's hand-over or a timer completes.
+ * that the release message, a local holder's release or a timer completes.
  *
  * <h2>Design notes</h2>
  *
  * <b>Rounds, not a loop.</b> It follows {@link LockWaiting} step for step, but where a
- * thread loops and parks, this runs <em>rounds</em>: each takes a hand-over if one came,
- * or the lock's vacant hold ({@link LocalHandOver}) if no other owner took it first, else
- * waits for a local holder or a yield without a command, else sends one attempt without
- * waiting, and ends by arming a timer for when the thread would wake (the holder's lease
- * end, the deadline, the renewal of a place in line). Nothing sleeps and nothing polls:
- * between rounds the acquisition is a queued {@link Waiter} and, at most, a timer.
+ * thread loops and parks, this runs <em>rounds</em>: each waits for its turn in this JVM,
+ * a local holder or a yield without a command, else sends one attempt without waiting,
+ * and ends by arming a timer for when the thread would wake (the holder's lease end, the
+ * deadline, the renewal of a place in line). Nothing sleeps and nothing polls: between
+ * rounds the acquisition is a queued {@link Waiter} and, at most, a timer.
  *
  * <p>
- * <b>Who runs a round.</b> A signal (a release message, a hand-over, a re-subscription,
- * the shutdown) or the timer calls {@link #wakeUp()}, which only counts and, when no
- * round runs, schedules one on the engine's {@link PendingRounds} threads: signals come
- * under the channel's monitor, and the round may complete the caller's future, whose
- * callbacks must run under no lock of the engine's and must not nest one round in
- * another. The count makes rounds of one acquisition run one at a time, and a signal that
- * comes during a round (while its attempt is in flight, say) calls for one more, as a
- * signal before {@code park} makes a thread's next {@code await} return at once.
+ * <b>Who runs a round.</b> A signal (a release message, a local release, a
+ * re-subscription, the shutdown) or the timer calls {@link #wakeUp()}, which only counts
+ * and, when no round runs, schedules one on the engine's {@link PendingRounds} threads:
+ * signals come under the channel's monitor, and the round may complete the caller's
+ * future, whose callbacks must run under no lock of the engine's and must not nest one
+ * round in another. The count makes rounds of one acquisition run one at a time, and a
+ * signal that comes during a round (while its attempt is in flight, say) calls for one
+ * more, as a signal before {@code park} makes a thread's next {@code await} return at
+ * once.
  *
  * <p>
  * <b>Ending.</b> It ends once, with a hold, without one (the wait ran out) or with a
  * failure, or because the caller cancelled the future: whichever comes first wins the
  * {@link #ended} flag, leaves the channel and, having got nothing, the line in Redis. A
- * grant that comes after the end (an attempt in flight when the caller cancelled, a hold
- * handed over as it left, a cancel that raced with the completion) is released, never
- * dropped.
+ * grant that comes after the end (an attempt in flight when the caller cancelled, a
+ * cancel that raced with the completion) is released, never dropped.
  *
  * <p>
  * The lock belongs to the acquisition, not to a thread: its hold has no owner thread, so
  * no thread re-enters it, and while it is held the engine's threads and other pending
- * acquisitions wait for it as for any holder of this JVM, by hand-over.
+ * acquisitions wait for it as for any holder of this JVM.
  *
  * @author redis-lock
  */
@@ -122,16 +121,7 @@ final class PendingAcquisition {
 				end(null, new CancellationException("The acquisition was cancelled"));
 			}
 		});
-		LockKind kind = this.acquisition.kind();
-		LockHold vacant = takeVacant();
-		if (vacant != null) {
-			end(vacant, null);
-			return;
-		}
-		boolean heldHere = kind.handsOver()
-				&& LocalHolds.isHeld(this.engine.holds().ofLock(kind, this.acquisition.key()));
-		boolean yielding = kind.yields() && this.waits && this.engine.subscriptions().yieldingNanos(this.channel) > 0;
-		if (heldHere || yielding) {
+		if (this.waits && waitsHere()) {
 			afterFirstAttempt(null);
 			return;
 		}
@@ -152,13 +142,26 @@ final class PendingAcquisition {
 			}, this.engine.rounds()::execute);
 	}
 
+	/**
+	 * Whether the first attempt is skipped, as {@link LockAcquirer} skips it: the lock is
+	 * held by another owner of this JVM or waited for by one ahead, for a kind whose
+	 * waiters take no place in line in Redis, or this JVM yields it to other JVMs.
+	 */
+	private boolean waitsHere() {
+		LockKind kind = this.acquisition.kind();
+		if (!kind.queues() && (LocalHolds.isHeld(this.engine.holds().ofLock(kind, this.acquisition.key()))
+				|| this.engine.subscriptions().hasQueued(this.channel))) {
+			return true;
+		}
+		return kind.yields() && this.engine.subscriptions().yieldingNanos(this.channel) > 0;
+	}
+
 	private void afterFirstAttempt(@Nullable LockHold hold) {
 		if (hold != null || !this.waits || this.ended.get()) {
 			end(hold, null);
 			return;
 		}
-		Waiter queued = Waiter.pending(this::wakeUp, this.acquisition.kind().handsOver() && this.acquisition.renewed(),
-				this.acquisition.owner(), this.engine.eager().forWaiter(this.acquisition));
+		Waiter queued = Waiter.pending(this::wakeUp, this.acquisition.owner(), !this.acquisition.kind().queues());
 		this.engine.subscriptions()
 			.joinAsync(this.channel, queued, this.engine.background())
 			.whenComplete((joinedWaiter, ex) -> {
@@ -170,7 +173,7 @@ final class PendingAcquisition {
 				this.joined = true;
 				if (this.ended.get()) {
 					// Cancelled while joining: end() found no waiter to take out.
-					leaveChannel(null);
+					leaveChannel();
 					return;
 				}
 				wakeUp();
@@ -192,11 +195,12 @@ final class PendingAcquisition {
 			return;
 		}
 		queued.asleep(false);
+		boolean woken = queued.isSignalled();
 		queued.consumeSignal();
 		cancelTimer();
 		String key = this.acquisition.key();
 		try {
-			// Before a hand-over is taken, as a thread's wait does.
+			// Before an attempt, as a thread's wait does.
 			this.engine.shutdown().check(key);
 		}
 		catch (LockShutdownException ex) {
@@ -204,20 +208,16 @@ final class PendingAcquisition {
 			roundEnded(seen);
 			return;
 		}
-		LockHold handed = queued.takeHandoff();
-		if (handed == null) {
-			handed = takeVacant();
-		}
-		if (handed != null) {
-			end(handed, null);
-			roundEnded(seen);
-			return;
-		}
 		LockKind kind = this.acquisition.kind();
-		LockHold local = kind.handsOver() ? this.engine.holds().ofLock(kind, key) : null;
+		boolean orderedHere = !kind.queues();
+		LockHold local = orderedHere ? this.engine.holds().ofLock(kind, key) : null;
 		long yielding = kind.yields() ? this.engine.subscriptions().yieldingNanos(this.channel) : 0;
-		if (LocalHolds.isHeld(local)) {
-			// Its release hands the lock over, or wakes this waiter.
+		if (orderedHere && !woken && !this.engine.subscriptions().isFirst(this.channel, queued)) {
+			// Not its turn: the waiter ahead of it, once done, wakes it.
+			sleep(Long.MAX_VALUE);
+		}
+		else if (LocalHolds.isHeld(local)) {
+			// Its release wakes a queued waiter.
 			sleep(local.lease().expiresAtNanos() - System.nanoTime());
 		}
 		else if (yielding > 0) {
@@ -241,19 +241,6 @@ final class PendingAcquisition {
 			return;
 		}
 		roundEnded(seen);
-	}
-
-	/**
-	 * Take the lock's vacant hold ({@link LocalHandOver}), if it has one and this
-	 * acquisition may.
-	 */
-	private @Nullable LockHold takeVacant() {
-		LockKind kind = this.acquisition.kind();
-		if (!kind.barges() || !this.acquisition.renewed()) {
-			return null;
-		}
-		LockHold local = this.engine.holds().ofLock(kind, this.acquisition.key());
-		return (local != null && local.isReleased()) ? this.engine.handOver().takeVacant(this.channel, null) : null;
 	}
 
 	private void roundEnded(int seen) {
@@ -302,28 +289,21 @@ final class PendingAcquisition {
 			return;
 		}
 		cancelTimer();
-		leaveChannel(hold);
+		leaveChannel();
 		if (hold == null && this.joined && this.acquisition.kind().queues()) {
 			leaveLine();
 		}
 		complete(hold, failure);
 	}
 
-	/**
-	 * Take the waiter out of its channel, if it was queued and nobody did yet, and
-	 * release a hold handed to it that is not the one it ends with.
-	 */
-	private void leaveChannel(@Nullable LockHold kept) {
+	/** Take the waiter out of its channel, if it was queued and nobody did yet. */
+	private void leaveChannel() {
 		Waiter queued = this.waiter.getAndSet(null);
 		if (queued == null) {
 			return;
 		}
 		queued.asleep(false);
-		LockHold untaken = this.engine.subscriptions().leave(this.channel, queued, this.engine::releaseVacant);
-		if (untaken != null && untaken != kept) {
-			// Handed over as this acquisition ended: pass it on rather than drop it.
-			release(untaken);
-		}
+		this.engine.subscriptions().leave(this.channel, queued);
 	}
 
 	/**

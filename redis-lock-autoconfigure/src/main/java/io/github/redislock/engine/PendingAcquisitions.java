@@ -48,11 +48,7 @@ final class PendingAcquisitions implements AutoCloseable {
 
 	private final ReleaseSubscriptions subscriptions;
 
-	private final LocalHandOver handOver;
-
 	private final AcquireAttempts attempts;
-
-	private final EagerAcquisitions eager;
 
 	private final LockReleaser releaser;
 
@@ -65,17 +61,14 @@ final class PendingAcquisitions implements AutoCloseable {
 	private final PendingRounds rounds = new PendingRounds();
 
 	PendingAcquisitions(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalHolds holds,
-			ReleaseSubscriptions subscriptions, LocalHandOver handOver, AcquireAttempts attempts,
-			EagerAcquisitions eager, LockReleaser releaser, EngineShutdown shutdown, Housekeeping housekeeping,
-			@Nullable LockObserver observer) {
-		this.handOver = handOver;
+			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
+			EngineShutdown shutdown, Housekeeping housekeeping, @Nullable LockObserver observer) {
 		this.options = options;
 		this.tokens = tokens;
 		this.scripts = scripts;
 		this.holds = holds;
 		this.subscriptions = subscriptions;
 		this.attempts = attempts;
-		this.eager = eager;
 		this.releaser = releaser;
 		this.shutdown = shutdown;
 		this.housekeeping = housekeeping;
@@ -123,7 +116,7 @@ final class PendingAcquisitions implements AutoCloseable {
 	CompletionStage<Void> release(LockHold hold) {
 		CompletableFuture<Void> released = this.releaser.releaseAsync(hold, this.housekeeping).toCompletableFuture();
 		if (released.isDone()) {
-			// Completed on the calling thread: a hand-over, or not the last handle.
+			// Completed on the calling thread: not the last handle, or a lock found lost.
 			return released;
 		}
 		// Completed on the Redis client's thread, which must not run the caller's work.
@@ -170,29 +163,12 @@ final class PendingAcquisitions implements AutoCloseable {
 		return this.holds;
 	}
 
-	LocalHandOver handOver() {
-		return this.handOver;
-	}
-
-	/**
-	 * Release again, on a housekeeping thread, a vacant hold given back by a pending
-	 * acquisition that left its channel: {@link LockReleaser#releaseVacant} may wait for
-	 * Redis.
-	 */
-	void releaseVacant(LockHold hold) {
-		this.housekeeping.execute(() -> this.releaser.releaseVacant(hold));
-	}
-
 	ReleaseSubscriptions subscriptions() {
 		return this.subscriptions;
 	}
 
 	AcquireAttempts attempts() {
 		return this.attempts;
-	}
-
-	EagerAcquisitions eager() {
-		return this.eager;
 	}
 
 	EngineShutdown shutdown() {

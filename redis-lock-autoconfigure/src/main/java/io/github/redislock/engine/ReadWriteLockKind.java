@@ -69,7 +69,7 @@ abstract class ReadWriteLockKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long lastToken) {
+	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken) {
 		LockKeys keys = scripts.keys();
 		return ScriptCall.of(this.release, List.of(readWriteKey(keys, name), keys.releasedKey(name, owner)), owner,
 				side(), channel(keys, name), scripts.publishCommand(), scripts.releaseMarkMillis());
@@ -104,8 +104,8 @@ abstract class ReadWriteLockKind extends LockKind {
 		}
 
 		@Override
-		String holdKey(String name, @Nullable Thread thread) {
-			return name + " (read by thread " + ((thread != null) ? thread.getId() : "none") + ")";
+		HoldKey holdKey(String name, @Nullable Thread thread) {
+			return new HoldKey(name, HoldKey.READ, thread);
 		}
 
 		/**
@@ -115,9 +115,9 @@ abstract class ReadWriteLockKind extends LockKind {
 		 * them may be held at once.
 		 */
 		@Override
-		String holdKey(LockLease lease, @Nullable Thread ownerThread) {
+		HoldKey holdKey(LockLease lease, @Nullable Thread ownerThread) {
 			return (ownerThread != null) ? holdKey(lease.key(), ownerThread)
-					: lease.key() + " (read by " + lease.owner() + ")";
+					: new HoldKey(lease.key(), HoldKey.READ, lease.owner());
 		}
 
 		/**
@@ -160,8 +160,8 @@ abstract class ReadWriteLockKind extends LockKind {
 		}
 
 		@Override
-		String holdKey(String name, @Nullable Thread thread) {
-			return name + " (write)";
+		HoldKey holdKey(String name, @Nullable Thread thread) {
+			return new HoldKey(name, HoldKey.WRITE, null);
 		}
 
 		/**

@@ -45,7 +45,7 @@ import io.github.redislock.LockRules;
  * <p>
  * {@link #acquireAsync} takes the same path without a thread: its wait is a
  * {@link PendingAcquisition}, queued with the waiting threads and woken by the same
- * release messages and hand-overs, and its release is sent without waiting
+ * release messages and local releases, and its release is sent without waiting
  * ({@link PendingAcquisitions}).
  *
  * <p>
@@ -87,8 +87,6 @@ public final class RedisLockEngine implements LockEngine {
 	private final LockAcquirer acquirer;
 
 	private final PendingAcquisitions pending;
-
-	private final EagerAcquisitions eager;
 
 	private final LockReleaser releaser;
 
@@ -152,23 +150,19 @@ public final class RedisLockEngine implements LockEngine {
 		this.housekeeping = new Housekeeping(this.subscriptions::sweep, SUBSCRIPTION_LINGER_MILLIS);
 		this.housekeeping.execute(this.scripts::prepare);
 		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(),
-				(guarded != null) ? new ObservedLeases(guarded) : null);
+				new WakingLeaseEvents(this.keys, this.subscriptions,
+						(guarded != null) ? new ObservedLeases(guarded) : null));
 		Grants grants = new Grants(this.holds, this.watchdog, guarded);
 		BackgroundReleases backgroundReleases = new BackgroundReleases(this.scripts, this.subscriptions,
 				this.housekeeping);
-		LocalHandOver handOver = new LocalHandOver(this.holds, this.subscriptions,
-				new HandOverChains(this.scripts, this.housekeeping::execute));
-		this.releaser = new LockReleaser(this.scripts, this.holds, this.watchdog, this.subscriptions, handOver,
+		this.releaser = new LockReleaser(this.scripts, this.holds, this.watchdog, this.subscriptions,
 				backgroundReleases, guarded);
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
-		this.eager = new EagerAcquisitions(options, tokens, this.scripts, new AsyncAcquirer(this.scripts.commands()),
-				this.subscriptions, grants, backgroundReleases, this.releaser, this.housekeeping);
-		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, handOver, attempts,
-				this.eager, this.releaser, this.shutdown);
-		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, handOver,
-				attempts, waiting, guarded, this.shutdown);
-		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.holds, this.subscriptions, handOver,
-				attempts, this.eager, this.releaser, this.shutdown, this.housekeeping, guarded);
+		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, attempts, this.shutdown);
+		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
+				waiting, guarded, this.shutdown);
+		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
+				this.releaser, this.shutdown, this.housekeeping, guarded);
 		this.extensions = new LeaseExtensions(this.scripts, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, backgroundReleases,
 				this.keys);
@@ -205,10 +199,10 @@ public final class RedisLockEngine implements LockEngine {
 	 * <p>
 	 * The first attempt is sent from the calling thread without waiting for its answer;
 	 * the wait is a queued waiter of the lock's release channel, woken by the release
-	 * message, a hand-over from a holder of this JVM or a timer at the holder's lease
-	 * end, and the future completes on the Redis client's thread or on one of the
-	 * engine's {@code redis-lock-pending} threads. Opening a connection that is not open
-	 * runs on the engine's housekeeping threads.
+	 * message, a release by a holder of this JVM or a timer at the holder's lease end,
+	 * and the future completes on the Redis client's thread or on one of the engine's
+	 * {@code redis-lock-pending} threads. Opening a connection that is not open runs on
+	 * the engine's housekeeping threads.
 	 */
 	@Override
 	public CompletableFuture<@Nullable LockHandle> acquireAsync(LockRequest request, Duration wait) {
@@ -282,11 +276,6 @@ public final class RedisLockEngine implements LockEngine {
 	/** The watchdog, for the tests of this package. */
 	LockWatchdog watchdog() {
 		return this.watchdog;
-	}
-
-	/** The eager acquisitions, for the tests of this package. */
-	EagerAcquisitions eagerAcquisitions() {
-		return this.eager;
 	}
 
 	/**

@@ -5,11 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.function.BiPredicate;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
-import java.util.function.Predicate;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
@@ -35,12 +32,12 @@ import io.github.redislock.SubscriptionStatus;
  *
  * <p>
  * <b>Who is woken.</b> The waiters of one channel queue in arrival order in its
- * {@link ChannelWaiters}, which wakes one per release, hands a released lock to a local
- * waiter and claims a waiter for an eager acquisition. A message is decoded by the lock
- * kind that sent it ({@link LockKind#wakeUpOf}) into the {@link WakeUp} that says whom it
- * wakes. For a kind that yields, this JVM's own releases wake nobody here: the releasing
- * thread wakes a local waiter itself ({@link #releasedHere}), and may first leave the
- * lock to other JVMs for a while ({@link YieldWindows}).
+ * {@link ChannelWaiters}, which wakes one per release and keeps this JVM's waiters in
+ * arrival order. A message is decoded by the lock kind that sent it
+ * ({@link LockKind#wakeUpOf}) into the {@link WakeUp} that says whom it wakes. For a kind
+ * that yields, this JVM's own releases wake nobody here: the releasing thread wakes a
+ * local waiter itself ({@link #releasedHere}), and may first leave the lock to other JVMs
+ * for a while ({@link YieldWindows}).
  *
  * <p>
  * <b>Lost messages.</b> Pub/sub delivers at most once. When the connection drops, Lettuce
@@ -82,9 +79,8 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * @throws RuntimeException from the Redis client when subscribing failed (with the
 	 * interrupt status set when interrupted); nothing is left queued then
 	 */
-	Waiter join(String channel, boolean acceptsHandoff, boolean reentrant, String owner,
-			@Nullable EagerAcquisition eager) {
-		Waiter waiter = new Waiter(Thread.currentThread(), acceptsHandoff, reentrant, owner, eager);
+	Waiter join(String channel, String owner, boolean orderedHere) {
+		Waiter waiter = new Waiter(Thread.currentThread(), owner, orderedHere);
 		ReleaseSubscriber current = this.lifetime.subscriber();
 		ChannelWaiters waiters = this.channels.compute(channel, (name, existing) -> {
 			ChannelWaiters joined = (existing != null) ? existing : new ChannelWaiters();
@@ -137,61 +133,27 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		});
 	}
 
-	/**
-	 * Remove a waiter, passing on a signal it did not use.
-	 * @param release releases, outside the channel's monitor, the lock's vacant hold
-	 * ({@link LocalHandOver}) if it has one, so that it passes to the next waiter or back
-	 * to Redis
-	 * @return a hold handed to the waiter that it did not take, which the caller must
-	 * release
-	 */
-	@Nullable LockHold leave(String channel, Waiter waiter, Consumer<LockHold> release) {
+	/** Remove a waiter, passing on a signal it did not use, or its turn. */
+	void leave(String channel, Waiter waiter) {
 		ChannelWaiters waiters = this.channels.get(channel);
 		if (waiters != null) {
-			LockHold vacant = waiters.remove(waiter);
-			if (vacant != null) {
-				release.accept(vacant);
-			}
+			waiters.remove(waiter);
 		}
-		return waiter.takeHandoff();
 	}
 
 	/**
-	 * Hand a lock straight to the first local waiter of the channel that accepts it,
-	 * without a round trip to Redis, or leave it vacant for the first thread of this JVM
-	 * that asks.
-	 * @param vacant the released hold to leave vacant, or {@code null} to hand it over
-	 * @param heldNanos how long the released hold lasted, negative when unknown
-	 * ({@link ChannelWaiters#handOff})
-	 * @param successor makes the hold of the chosen waiter's thread
-	 * @param install records the new hold before its thread is woken; false when it could
-	 * not, as when Redis granted the lock to another thread of this JVM meanwhile, and
-	 * then nobody is woken
-	 * @return whether a waiter took the lock, or it was left vacant
+	 * Whether a waiter of this JVM that takes its turn here is queued on the channel: a
+	 * new arrival then queues behind it ({@link ChannelWaiters}).
 	 */
-	boolean handOff(String channel, @Nullable LockHold vacant, long heldNanos,
-			Function<@Nullable Thread, LockHold> successor, Predicate<LockHold> install) {
+	boolean hasQueued(String channel) {
 		ChannelWaiters waiters = this.channels.get(channel);
-		return waiters != null && waiters.handOff(vacant, heldNanos, successor, install);
+		return waiters != null && waiters.hasQueued();
 	}
 
-	/**
-	 * Take the channel's vacant hold, if it has one.
-	 * @see ChannelWaiters#takeVacant
-	 */
-	@Nullable LockHold takeVacant(String channel, Function<LockHold, @Nullable LockHold> successor,
-			BiPredicate<LockHold, LockHold> install) {
+	/** Whether it is the waiter's turn to ask Redis without being woken. */
+	boolean isFirst(String channel, Waiter waiter) {
 		ChannelWaiters waiters = this.channels.get(channel);
-		return (waiters != null) ? waiters.takeVacant(successor, install) : null;
-	}
-
-	/**
-	 * How long a waiter of the channel may be barged before it is handed the lock
-	 * ({@link BargingWindow}).
-	 */
-	long bargingNanos(String channel) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		return (waiters != null) ? waiters.bargingNanos() : BargingWindow.MIN_NANOS;
+		return waiters == null || waiters.isFirst(waiter);
 	}
 
 	/**
@@ -202,18 +164,26 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	}
 
 	/**
-	 * Called by a thread of this JVM that released a lock through Redis. When a thread of
-	 * another JVM waits for it (Redis refused it the lock since the last release), the
-	 * waiters there get the lock first: this JVM's threads yield until another JVM
-	 * releases it, or for the given time at most. One local waiter is woken either way:
-	 * it tries at once, or when the yield window ends if no other JVM took the lock
-	 * meanwhile.
+	 * Called by a thread of this JVM that released a lock through Redis, or found it lost
+	 * as it released it. When a thread of another JVM waits for it (Redis refused it the
+	 * lock since the last release), the waiters there get the lock first: this JVM's
+	 * threads yield until another JVM releases it, or for the given time at most. One
+	 * local waiter is woken either way: it tries at once, or when the yield window ends
+	 * if no other JVM took the lock meanwhile.
 	 * @param othersWait whether a thread of another JVM waits for the lock
 	 */
 	void releasedHere(String channel, boolean othersWait, long yieldNanos) {
 		if (othersWait) {
 			this.yields.open(channel, yieldNanos);
 		}
+		wakeOne(channel);
+	}
+
+	/**
+	 * Wake one local waiter of the channel, which asks Redis: for a lock this JVM found
+	 * lost, which may be free.
+	 */
+	void wakeOne(String channel) {
 		ChannelWaiters waiters = this.channels.get(channel);
 		if (waiters != null) {
 			waiters.signalOne();

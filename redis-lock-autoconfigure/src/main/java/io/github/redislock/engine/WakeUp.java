@@ -18,14 +18,13 @@ abstract class WakeUp {
 	};
 
 	/**
-	 * Wakes one waiter, which may be acquired for eagerly; another JVM released the lock,
-	 * so this JVM yields it no longer.
+	 * Wakes one waiter; another JVM released the lock, so this JVM yields it no longer.
 	 */
 	static final WakeUp NEXT = new WakeUp("next") {
 
 		@Override
 		void wake(ChannelWaiters waiters) {
-			waiters.wakeOne();
+			waiters.signalOne();
 		}
 
 		@Override

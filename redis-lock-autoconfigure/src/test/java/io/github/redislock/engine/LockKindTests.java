@@ -48,12 +48,10 @@ class LockKindTests {
 	}
 
 	@Test
-	void onlyTheExclusiveKindHandsOverYieldsAndAcquiresEagerlyAndOnlyFairAndWriteQueue() {
-		assertThat(LockKind.EXCLUSIVE.handsOver() && LockKind.EXCLUSIVE.yields() && LockKind.EXCLUSIVE.acquiresEagerly()
-				&& !LockKind.EXCLUSIVE.queues())
-			.isTrue();
+	void onlyTheExclusiveKindYieldsAndOnlyFairAndWriteQueue() {
+		assertThat(LockKind.EXCLUSIVE.yields() && !LockKind.EXCLUSIVE.queues()).isTrue();
 		for (LockKind kind : new LockKind[] { LockKind.FAIR, LockKind.READ, LockKind.WRITE }) {
-			assertThat(kind.handsOver() || kind.yields() || kind.acquiresEagerly()).as(kind.toString()).isFalse();
+			assertThat(kind.yields()).as(kind.toString()).isFalse();
 		}
 		assertThat(LockKind.FAIR.queues()).isTrue();
 		assertThat(LockKind.WRITE.queues()).isTrue();

@@ -158,7 +158,7 @@ class LockScriptsTests {
 		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
 		long gets = TestCommandStats.calls(this.scripts.cli(), "get");
 		long sets = TestCommandStats.calls(this.scripts.cli(), "set");
-		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isZero();
+		assertThat(this.scripts.releaseGranted("order:1", "node:1", token)).isZero();
 		assertThat(TestCommandStats.calls(this.scripts.cli(), "get")).isEqualTo(gets + 1);
 		assertThat(TestCommandStats.calls(this.scripts.cli(), "set")).isEqualTo(sets + 1);
 		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published);
@@ -166,9 +166,9 @@ class LockScriptsTests {
 		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo("r|node:1|" + token + "|" + markMillis);
 		assertThat(this.scripts.cli().pttl("test:{order:1}")).isGreaterThan(Math.max(60_000, markMillis) - 5000);
 		// Sent again after a reconnect: the release before, not a lost lock.
-		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isZero();
+		assertThat(this.scripts.releaseGranted("order:1", "node:1", token)).isZero();
 		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(token);
-		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isZero();
+		assertThat(this.scripts.releaseGranted("order:1", "node:1", token)).isZero();
 	}
 
 	@Test
@@ -176,24 +176,16 @@ class LockScriptsTests {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		assertThat(this.scripts.acquire("order:1", "other:2", 5000).granted()).isFalse();
 		long published = TestCommandStats.calls(this.scripts.cli(), "publish");
-		assertThat(this.scripts.releaseGranted("order:1", "node:1", token, 0)).isEqualTo(1);
+		assertThat(this.scripts.releaseGranted("order:1", "node:1", token)).isEqualTo(1);
 		assertThat(TestCommandStats.calls(this.scripts.cli(), "publish")).isEqualTo(published + 1);
 		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + token + "|").endsWith("|y");
-	}
-
-	@Test
-	void releaseAsGrantedRaisesTheFenceToTheLastHandedOverToken() {
-		long granted = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
-		assertThat(this.scripts.releaseGranted("order:1", "node:1", granted, granted + 3)).isZero();
-		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + (granted + 3) + "|");
-		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(granted + 3);
 	}
 
 	@Test
 	void releaseAsGrantedByAnotherOwnerLeavesTheLockAsItIs() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		String held = this.scripts.cli().get("test:{order:1}");
-		assertThat(this.scripts.releaseGranted("order:1", "node:2", token, 0)).isEqualTo(-1);
+		assertThat(this.scripts.releaseGranted("order:1", "node:2", token)).isEqualTo(-1);
 		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo(held);
 	}
 

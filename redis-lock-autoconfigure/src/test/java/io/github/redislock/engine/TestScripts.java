@@ -50,20 +50,25 @@ final class TestScripts implements AutoCloseable {
 	}
 
 	/**
-	 * Release an exclusive lock without telling its grant's token, as a give-back does:
-	 * the script reads the key's value.
+	 * Release an exclusive lock, the script reading the key's value, with the fence its
+	 * tombstone keeps at least ({@link #release(LockKind, String, String, long)}).
 	 */
-	long release(String name, String owner, long lastToken) {
-		return release(LockKind.EXCLUSIVE, name, owner, lastToken);
+	long release(String name, String owner, long fence) {
+		return release(LockKind.EXCLUSIVE, name, owner, fence);
 	}
 
 	/** Release an exclusive lock as its holder does, telling the grant's token. */
-	long releaseGranted(String name, String owner, long grantToken, long lastToken) {
-		return LockKind.EXCLUSIVE.release(this.scripts, name, owner, grantToken, lastToken);
+	long releaseGranted(String name, String owner, long grantToken) {
+		return LockKind.EXCLUSIVE.release(this.scripts, name, owner, grantToken);
 	}
 
-	long release(LockKind kind, String name, String owner, long lastToken) {
-		return kind.release(this.scripts, name, owner, 0, lastToken);
+	/**
+	 * Release as a give-back does, not knowing the grant, with the fence the tombstone
+	 * keeps at least: an exclusive lock's tombstone keeps the greater of it and the
+	 * grant's token.
+	 */
+	long release(LockKind kind, String name, String owner, long fence) {
+		return kind.release(this.scripts, name, owner, fence);
 	}
 
 	/** Renew an exclusive lock's lease. */
