@@ -108,7 +108,7 @@ class LockObserverTests {
 	}
 
 	@Test
-	void lockHandedToALocalWaiterIsReportedAsReleasedThenHeldByTheWaiter() throws Exception {
+	void lockPassedToALocalWaiterIsReportedAsReleasedThenHeldByTheWaiter() throws Exception {
 		LockHandle first = this.template.lock("order:1");
 		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.template.lock("order:1"),
 				this.executor);
@@ -116,7 +116,7 @@ class LockObserverTests {
 		first.close();
 		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
 		second.close();
-		assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
 		assertThat(this.observer.events).contains("released order:1 hold-context RELEASED",
 				"held order:1 " + second.fencingToken() + " acquire-context");
 		assertThat(this.observer.events.stream().filter((event) -> event.startsWith("released"))).hasSize(2);

@@ -27,14 +27,13 @@ import io.github.redislock.LockShutdownException;
  *
  * The shutdown runs once, in three steps. It first raises the flag and wakes every
  * waiter: from then on an acquisition fails before its first command, and a waiter checks
- * the flag each time it wakes, before it takes a hand-over or tries again, so it leaves
- * with the {@link LockShutdownException}, and in leaving withdraws its place in line (a
- * fair queue entry, a writer intent) and passes on a hold handed to it. Then it waits,
- * for up to the grace time, until no hold, no release under way and no waiter is left:
- * holders that finish release as usual. A release counts from before its hold leaves the
- * engine's holds until its script answered, so the connection is never closed under it.
- * Last it releases what is still held, all at once, and the engine closes its
- * connections.
+ * the flag each time it wakes, before it tries again, so it leaves with the
+ * {@link LockShutdownException}, and in leaving withdraws its place in line (a fair queue
+ * entry, a writer intent). Then it waits, for up to the grace time, until no hold, no
+ * release under way and no waiter is left: holders that finish release as usual. A
+ * release counts from before its hold leaves the engine's holds until its script
+ * answered, so the connection is never closed under it. Last it releases what is still
+ * held, all at once, and the engine closes its connections.
  *
  * <p>
  * An acquisition that passed the check just before the flag was raised may still be
@@ -108,9 +107,7 @@ final class EngineShutdown {
 
 	/**
 	 * Whether a hold is still held: one whose lock was found lost protects nothing, so
-	 * the shutdown does not wait for its holder to notice, and a vacant one
-	 * ({@link LocalHandOver}) has no holder to wait for: the waiters leaving release it,
-	 * or else the shutdown does.
+	 * the shutdown does not wait for its holder to notice.
 	 */
 	private static boolean anyHeld(LocalHolds holds) {
 		for (LockHold hold : holds.all()) {

@@ -17,8 +17,8 @@ import io.github.redislock.LockObserver;
  * A grant takes the place of any hold of the same key: Redis granted the lock to this new
  * owner, so an earlier hold in that place, still counted as held here, had lost its lease
  * in Redis (Redis lost its data, or the lease ran out before this JVM noticed). Left in
- * place, its thread would re-enter or hand over a lock held by another; it is marked lost
- * at once, and reported as the watchdog would.
+ * place, its thread would re-enter a lock held by another; it is marked lost at once, and
+ * reported as the watchdog would.
  *
  * @author redis-lock
  */

@@ -66,7 +66,7 @@ final class LockHold {
 		return this.acquiredAtMillis;
 	}
 
-	/** How long this hold has lasted so far, from its grant or hand-over. */
+	/** How long this hold has lasted so far, from its grant. */
 	long heldNanos() {
 		return System.nanoTime() - this.acquiredAtNanos;
 	}

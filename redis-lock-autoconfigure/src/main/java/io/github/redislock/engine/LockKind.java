@@ -15,22 +15,20 @@ import io.github.redislock.LockMode;
  * <h2>Design notes</h2>
  *
  * As {@link java.util.concurrent.locks.AbstractQueuedSynchronizer} and its {@code Sync}
- * subclasses: the engine owns waiting, hand-over, renewal and subscriptions, and a kind
- * owns what differs between kinds, and answers the engine's questions about it, so that
- * the engine never asks which kind it has:
+ * subclasses: the engine owns waiting, renewal and subscriptions, and a kind owns what
+ * differs between kinds, and answers the engine's questions about it, so that the engine
+ * never asks which kind it has:
  * <ul>
  * <li>its Lua scripts, the {@code KEYS} and {@code ARGV} of each built in one place
  * ({@link #acquireCall}, {@link #release}, {@link #renewCall}, {@link #leave},
  * {@link #giveBack}), and its keys and release channel;</li>
  * <li>the Java half of its release message: what a message of its own asks of the waiters
  * here ({@link #wakeUp});</li>
- * <li>whether a released hold passes to a waiting thread of this JVM
- * ({@link #handsOver}), whether this JVM yields the lock to others after releasing it
- * ({@link #yields}), whether waiters wait in line in Redis ({@link #queues}), whether a
- * waiter is acquired for by the thread that receives the release message
- * ({@link #acquiresEagerly});</li>
- * <li>how holds of its locks are keyed in this JVM, and the rules between a thread's
- * holds of one lock ({@link #holdKey}, {@link #admit}).</li>
+ * <li>whether this JVM yields the lock to others after releasing it ({@link #yields}),
+ * and whether waiters wait in line in Redis ({@link #queues}), or else in arrival order
+ * in this JVM ({@link ChannelWaiters});</li>
+ * <li>how holds of its locks are keyed in this JVM ({@link HoldKey}), and the rules
+ * between a thread's holds of one lock ({@link #holdKey}, {@link #admit}).</li>
  * </ul>
  * Adding a kind is a subclass, its Lua scripts, and its place in {@link #of} and, when
  * its messages carry a marker, in {@link #BY_MESSAGE}.

@@ -4,8 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One grant of a lock by Redis to this JVM: the owner token stored in Redis and what this
- * JVM knows of its lease. The holds of local threads that the grant is handed to in turn
- * share it, and so do its renewals and its loss.
+ * JVM knows of its lease, its renewals and its loss. Its hold is the one owner that the
+ * grant was made for: a grant never passes to another owner of this JVM.
  *
  * @author redis-lock
  */
@@ -28,13 +28,6 @@ final class LockLease {
 
 	private volatile boolean lost;
 
-	/**
-	 * Whether a thread of another JVM waits for the lock, as Redis told, or this JVM
-	 * could not learn whether one does: the lease is no longer handed between its
-	 * threads.
-	 */
-	private volatile boolean othersWait;
-
 	/** Whether the engine released the lease in Redis as it shut down. */
 	private volatile boolean revoked;
 
@@ -49,7 +42,7 @@ final class LockLease {
 
 	private boolean extended;
 
-	/** The hold the lease belongs to now: the latest one it was handed to. */
+	/** The hold the lease belongs to. */
 	private volatile @Nullable LockHold hold;
 
 	LockLease(LockKind kind, String key, String owner, long fencingToken, long leaseMillis, boolean renewed,
@@ -63,16 +56,6 @@ final class LockLease {
 		// The lease started when Redis ran the script, which was after the request was
 		// sent.
 		this.expiresAtNanos = requestedAtNanos + leaseMillis * 1_000_000;
-	}
-
-	/** Whether a thread of another JVM waits for the lock, or may. */
-	boolean othersWait() {
-		return this.othersWait;
-	}
-
-	/** A thread of another JVM waits for the lock, or may: see {@link #othersWait()}. */
-	void markOthersWait() {
-		this.othersWait = true;
 	}
 
 	LockKind kind() {
@@ -98,7 +81,7 @@ final class LockLease {
 		return this.hold;
 	}
 
-	/** Record the hold the lease now belongs to, when granted or handed over. */
+	/** Record the hold the lease belongs to, as it is granted. */
 	void heldBy(LockHold hold) {
 		this.hold = hold;
 	}

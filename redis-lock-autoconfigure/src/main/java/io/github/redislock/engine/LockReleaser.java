@@ -22,7 +22,7 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
  * The release path: a handle closed, the hold's count goes down, and the last handle
- * releases the lock, by a hand-over to a local waiter or else in Redis.
+ * releases the lock in Redis.
  *
  * <p>
  * Ordering: the hold leaves {@link LocalHolds} and the watchdog before the release script
@@ -133,7 +133,7 @@ final class LockReleaser {
 	 * blocking the calling thread: the release script is sent without waiting (opening
 	 * the connection, if it is not open, on a housekeeping thread), and a refusal during
 	 * a slot migration is sent again from a housekeeping timer. Otherwise as
-	 * {@link #release}: the same hand-over, yield and observer reports.
+	 * {@link #release}: the same yield, wake-up and observer reports.
 	 * @return completes when released, on the Redis client's thread or the caller's;
 	 * exceptionally with the {@link LockLostException} or {@link LockAccessException}
 	 * that {@link #release} would throw

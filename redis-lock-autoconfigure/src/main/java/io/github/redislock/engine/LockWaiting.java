@@ -93,8 +93,9 @@ final class LockWaiting {
 					// Not its turn: the waiter ahead of it, once done, wakes it.
 					sleepNanos = Long.MAX_VALUE;
 				}
-				else if (LocalHolds.isHeldByAnotherThread(local)) {
-					// Its release wakes a queued waiter.
+				else if (!woken && LocalHolds.isHeldByAnotherThread(local)) {
+					// Its release wakes a queued waiter. A waiter woken asks Redis: a
+					// message from another JVM means Redis no longer counts that holder.
 					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
 				}
 				else if (yielding > 0) {

@@ -65,11 +65,11 @@ import org.springframework.core.log.LogMessage;
  * free the room.
  *
  * <p>
- * The watchdog renews leases, not holds: when a lease is handed from one local thread to
- * the next, its renewal schedule carries on unchanged. A lease released while its renewal
- * is in flight is harmless: the renewal either extends a lock that is about to be deleted
- * by its owner, or finds it gone; the release unwatched the lease before deleting the
- * key, so that finding is not reported as a loss.
+ * The watchdog renews leases, the grants Redis made, whose holds count their reentrant
+ * handles. A lease released while its renewal is in flight is harmless: the renewal
+ * either extends a lock that is about to be deleted by its owner, or finds it gone; the
+ * release unwatched the lease before deleting the key, so that finding is not reported as
+ * a loss.
  *
  * <p>
  * Answers only record what they found: the warnings and the reports to the engine's

@@ -216,8 +216,9 @@ final class PendingAcquisition {
 			// Not its turn: the waiter ahead of it, once done, wakes it.
 			sleep(Long.MAX_VALUE);
 		}
-		else if (LocalHolds.isHeld(local)) {
-			// Its release wakes a queued waiter.
+		else if (!woken && LocalHolds.isHeld(local)) {
+			// Its release wakes a queued waiter. A waiter woken asks Redis: a message
+			// from another JVM means Redis no longer counts that holder.
 			sleep(local.lease().expiresAtNanos() - System.nanoTime());
 		}
 		else if (yielding > 0) {

@@ -23,8 +23,8 @@ import io.github.redislock.LockOptions;
  * thread, such as reactive ones: each acquisition is a {@link PendingAcquisition}, and a
  * release sends its script without waiting ({@link LockReleaser#releaseAsync}). They
  * share everything else with the blocking paths: the kinds' scripts, owner tokens and
- * fencing tokens, the holds of this JVM, the waiters' queues and subscriptions, hand-over
- * and yielding, the watchdog, the observer and the shutdown.
+ * fencing tokens, the holds of this JVM, the waiters' queues and subscriptions, yielding,
+ * the watchdog, the observer and the shutdown.
  *
  * <p>
  * What may wait for Redis (opening the engine's connection or the subscription connection

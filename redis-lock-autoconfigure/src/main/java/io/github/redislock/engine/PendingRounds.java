@@ -27,11 +27,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * Rounds and completions go to a {@link ForkJoinPool} in FIFO mode, whose submissions
- * take no lock and wake an idle thread directly: a hand-over between two pending
- * acquisitions costs one such hop. A timer only calls for a round, from the one timer
- * thread; a cancelled timer stays queued until its time, and is dropped then, since
- * taking it out at once would wait for the timer queue's lock, and a round must never
- * wait.
+ * take no lock and wake an idle thread directly. A timer only calls for a round, from the
+ * one timer thread; a cancelled timer stays queued until its time, and is dropped then,
+ * since taking it out at once would wait for the timer queue's lock, and a round must
+ * never wait.
  *
  * <p>
  * Once closed (the engine shut down, which ended every pending acquisition first), rounds
