@@ -73,15 +73,18 @@ final class ChannelWaiters {
 
 	/**
 	 * Remove a waiter, passing on a signal it did not use, or its turn when it was first
-	 * in this JVM's line: the next waiter then asks Redis rather than sleep on.
+	 * in this JVM's line and leaves without the lock: the next waiter then asks Redis
+	 * rather than sleep on. One that leaves holding the lock passes no turn: its release
+	 * wakes the next.
+	 * @param granted whether the waiter leaves holding the lock
 	 */
-	synchronized void remove(Waiter waiter) {
+	synchronized void remove(Waiter waiter, boolean granted) {
 		boolean wasFirst = waiter.isOrderedHere() && firstOrderedHere() == waiter;
 		this.queue.remove(waiter);
 		if (this.queue.isEmpty()) {
 			this.idleSince = System.nanoTime();
 		}
-		if (waiter.isSignalled() || wasFirst) {
+		if (waiter.isSignalled() || (wasFirst && !granted)) {
 			signalOne();
 		}
 	}

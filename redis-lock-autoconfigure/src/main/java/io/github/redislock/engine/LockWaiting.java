@@ -125,7 +125,7 @@ final class LockWaiting {
 			throw new LockInterruptedException(acquisition.key(), ex);
 		}
 		finally {
-			this.subscriptions.leave(channel, waiter);
+			this.subscriptions.leave(channel, waiter, hold != null);
 			if (hold == null && kind.queues()) {
 				leaveLine(acquisition);
 			}

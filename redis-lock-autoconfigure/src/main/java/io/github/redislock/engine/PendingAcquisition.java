@@ -173,7 +173,7 @@ final class PendingAcquisition {
 				this.joined = true;
 				if (this.ended.get()) {
 					// Cancelled while joining: end() found no waiter to take out.
-					leaveChannel();
+					leaveChannel(false);
 					return;
 				}
 				wakeUp();
@@ -290,21 +290,24 @@ final class PendingAcquisition {
 			return;
 		}
 		cancelTimer();
-		leaveChannel();
+		leaveChannel(hold != null);
 		if (hold == null && this.joined && this.acquisition.kind().queues()) {
 			leaveLine();
 		}
 		complete(hold, failure);
 	}
 
-	/** Take the waiter out of its channel, if it was queued and nobody did yet. */
-	private void leaveChannel() {
+	/**
+	 * Take the waiter out of its channel, if it was queued and nobody did yet.
+	 * @param granted whether the acquisition ends holding the lock
+	 */
+	private void leaveChannel(boolean granted) {
 		Waiter queued = this.waiter.getAndSet(null);
 		if (queued == null) {
 			return;
 		}
 		queued.asleep(false);
-		this.engine.subscriptions().leave(this.channel, queued);
+		this.engine.subscriptions().leave(this.channel, queued, granted);
 	}
 
 	/**

@@ -133,11 +133,15 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		});
 	}
 
-	/** Remove a waiter, passing on a signal it did not use, or its turn. */
-	void leave(String channel, Waiter waiter) {
+	/**
+	 * Remove a waiter, passing on a signal it did not use, or its turn
+	 * ({@link ChannelWaiters#remove}).
+	 * @param granted whether the waiter leaves holding the lock
+	 */
+	void leave(String channel, Waiter waiter, boolean granted) {
 		ChannelWaiters waiters = this.channels.get(channel);
 		if (waiters != null) {
-			waiters.remove(waiter);
+			waiters.remove(waiter, granted);
 		}
 	}
 
