@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -80,6 +81,35 @@ class FairLockTests {
 		this.executor.shutdownNow();
 		this.executor.awaitTermination(10, TimeUnit.SECONDS);
 		this.locks.close();
+	}
+
+	/**
+	 * An exclusive lock shares its key with the fair lock of the same name: a waiter for
+	 * it, refused by a fair holder with a long lease, is woken by the fair release when
+	 * nobody queues for the fair lock, in another JVM and in the releasing one, rather
+	 * than sleep until that lease would have ended.
+	 */
+	@Test
+	void fairReleaseWithNobodyQueuedWakesExclusiveWaitersOfTheSameName() throws Exception {
+		LockHandle fair = this.holderNode.lock(LockRequest.of(KEY).fair(true));
+		LockRequest exclusive = LockRequest.of(KEY).waitTime(TIMEOUT);
+		CompletableFuture<Long> elsewhere = CompletableFuture.supplyAsync(() -> {
+			try (LockHandle handle = this.waiterNodes.get(0).lock(exclusive)) {
+				return handle.fencingToken();
+			}
+		}, this.executor);
+		CompletableFuture<Long> here = CompletableFuture.supplyAsync(() -> {
+			try (LockHandle handle = this.holderNode.lock(exclusive)) {
+				return handle.fencingToken();
+			}
+		}, this.executor);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.locks.diagnostics(this.waiterNodes.get(0)).sleepingWaiterCount() == 1
+					&& this.locks.diagnostics(this.holderNode).sleepingWaiterCount() == 1);
+		fair.close();
+		// The fair holder's watchdog lease (30 s) would end long after this.
+		assertThat(elsewhere.get(10, TimeUnit.SECONDS)).isGreaterThan(fair.fencingToken());
+		assertThat(here.get(10, TimeUnit.SECONDS)).isGreaterThan(fair.fencingToken());
 	}
 
 	@Test

@@ -249,7 +249,10 @@ final class LockReleaser {
 			// Found lost, the lock may be free: a local waiter asks at once either way.
 			this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
 		}
-		else if (outcome < 0) {
+		else {
+			// The release message wakes the waiters it names, and those of this JVM
+			// of another kind sharing the key (a fair lock's release and an exclusive
+			// waiter) only through another JVM: one asks at once.
 			this.subscriptions.wakeOne(channel);
 		}
 		if (outcome < 0 || lease.isLost()) {

@@ -1,4 +1,6 @@
--- Releases a fair lock when the caller owns it, and wakes the head of its queue only.
+-- Releases a fair lock when the caller owns it, and wakes the head of its queue only; with nobody in the queue, one
+-- waiter per JVM of the exclusive lock of the same name, which shares the key (the message is the caller's owner
+-- token, as an exclusive release's), or it would sleep until the lease it was refused by would have ended.
 -- Safe to run twice: a release leaves a short-lived mark of its owner, so that the same release run again (Lettuce
 -- sends a command again after a reconnect when its answer was lost) reports the release, not a lost lock.
 -- KEYS[1]  the lock key
@@ -10,7 +12,7 @@
 -- ARGV[3]  the command that publishes: 'spublish' or 'publish'
 -- ARGV[4]  how long the release mark lasts, in milliseconds
 -- Reply:   1 + the number of subscribers the wake-up message reached when released (1 when released before by
---          this same release); 0 when the lock had expired or belongs to another owner (it is left as it is)
+--          this same release, or when nobody subscribes); 0 when the lock had expired or belongs to another owner (it is left as it is)
 if redis.call('get', KEYS[1]) ~= ARGV[1] then
 	return redis.call('exists', KEYS[4])
 end
@@ -29,4 +31,4 @@ while head do
 	redis.call('zrem', KEYS[3], head)
 	head = redis.call('lindex', KEYS[2], 0)
 end
-return 1
+return 1 + redis.call(ARGV[3], ARGV[2], ARGV[1])
