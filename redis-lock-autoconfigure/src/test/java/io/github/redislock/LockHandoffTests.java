@@ -21,8 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A lock released while a thread of the same JVM waits passes to it without a round trip,
- * keeps fencing tokens increasing, and does not starve waiters of other JVMs.
+ * A lock released while a thread of the same JVM waits passes to it under the same grant,
+ * the waiter asking Redis for nothing, keeps fencing tokens increasing, and does not
+ * starve waiters of other JVMs.
  */
 @RedisTest
 class LockHandoffTests {
@@ -39,6 +40,38 @@ class LockHandoffTests {
 	@AfterEach
 	void tearDown() throws Exception {
 		this.nodes.close();
+	}
+
+	@Test
+	void releasePassesTheLockToALocalWaiterUnderTheSameGrantWithOneCheck() throws Exception {
+		// Once first, so that Redis has the check script and runs it by its digest.
+		passToAWaiter().close();
+		passToAWaiter().close();
+	}
+
+	private LockHandle passToAWaiter() throws Exception {
+		LockHandle first = this.nodes.node().lock("hot");
+		String owner = LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}");
+		CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> this.nodes.node().lock(LONG_WAIT),
+				this.nodes.executor());
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.nodes.diagnostics(this.nodes.node()).sleepingWaiterCount() == 1);
+		long roundTrips = CommandStats.roundTrips(this.nodes.cli());
+		first.close();
+		LockHandle second = waiter.get(5, TimeUnit.SECONDS);
+		// The releasing thread's check that Redis still held the grant, and nothing else
+		// (the first time, Redis is sent the check script once it did not know its
+		// digest).
+		assertThat(CommandStats.roundTrips(this.nodes.cli()) - roundTrips).isBetween(1L, 2L);
+		assertThat(second.isHeld()).isTrue();
+		assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		assertThat(LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}")).isEqualTo(owner);
+		assertThat(this.nodes.otherNode().tryLock("hot", Duration.ZERO)).isEmpty();
+		second.close();
+		assertThat(LockKeyValues.holder(this.nodes.cli(), "redis-lock:{hot}")).isNull();
+		LockHandle next = this.nodes.otherNode().lock("hot");
+		assertThat(next.fencingToken()).isGreaterThan(second.fencingToken());
+		return next;
 	}
 
 	@Test

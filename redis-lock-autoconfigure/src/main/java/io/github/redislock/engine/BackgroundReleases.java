@@ -54,8 +54,20 @@ final class BackgroundReleases {
 	 * again is pointless
 	 */
 	void giveBack(LockKind kind, String key, String owner, long leaseMillis) {
+		giveBack(kind, key, owner, 0, leaseMillis);
+	}
+
+	/**
+	 * Release in the background whatever the owner may hold of the lock, keeping the
+	 * given fence as its last fencing token.
+	 * @param fence the greatest fencing token given to a holder of the grant
+	 * ({@link LockKind#release}); 0 when not known
+	 * @param leaseMillis how long its grant's lease may still last, after which trying
+	 * again is pointless
+	 */
+	void giveBack(LockKind kind, String key, String owner, long fence, long leaseMillis) {
 		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-		this.housekeeping.execute(() -> giveBack(kind, key, owner, until, FIRST_RETRY_NANOS));
+		this.housekeeping.execute(() -> giveBack(kind, key, owner, fence, until, FIRST_RETRY_NANOS));
 	}
 
 	/**
@@ -66,9 +78,9 @@ final class BackgroundReleases {
 		return this.retrying.get();
 	}
 
-	private void giveBack(LockKind kind, String key, String owner, long untilNanos, long retryNanos) {
+	private void giveBack(LockKind kind, String key, String owner, long fence, long untilNanos, long retryNanos) {
 		boolean retry = retryNanos != FIRST_RETRY_NANOS;
-		if (tryGiveBack(kind, key, owner)) {
+		if (tryGiveBack(kind, key, owner, fence)) {
 			endRetry(retry);
 			return;
 		}
@@ -83,7 +95,8 @@ final class BackgroundReleases {
 			this.retrying.incrementAndGet();
 		}
 		this.housekeeping.schedule(
-				() -> giveBack(kind, key, owner, untilNanos, Math.min(retryNanos * 2, LAST_RETRY_NANOS)), retryNanos);
+				() -> giveBack(kind, key, owner, fence, untilNanos, Math.min(retryNanos * 2, LAST_RETRY_NANOS)),
+				retryNanos);
 	}
 
 	private void endRetry(boolean retry) {
@@ -92,9 +105,9 @@ final class BackgroundReleases {
 		}
 	}
 
-	private boolean tryGiveBack(LockKind kind, String key, String owner) {
+	private boolean tryGiveBack(LockKind kind, String key, String owner, long fence) {
 		try {
-			releaseByOwner(kind, key, owner);
+			releaseByOwner(kind, key, owner, fence);
 			return true;
 		}
 		catch (RuntimeException ex) {
@@ -108,8 +121,8 @@ final class BackgroundReleases {
 	 * Release, owner-checked, what the owner may hold, and take it out of any line.
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
-	private void releaseByOwner(LockKind kind, String key, String owner) {
-		kind.giveBack(this.scripts, key, owner);
+	private void releaseByOwner(LockKind kind, String key, String owner, long fence) {
+		kind.giveBack(this.scripts, key, owner, fence);
 		if (kind.yields()) {
 			// Its message names an owner of this JVM, which wakes no local waiter by
 			// itself.

@@ -1,6 +1,7 @@
 package io.github.redislock.engine;
 
 import java.util.ArrayDeque;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -112,6 +113,35 @@ final class ChannelWaiters {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * Whether the first waiter in this JVM's line takes a renewed grant passed by a
+	 * releasing holder ({@link HandOver}).
+	 */
+	synchronized boolean firstTakesHandOver() {
+		Waiter first = firstOrderedHere();
+		return first != null && first.takesHandOver();
+	}
+
+	/**
+	 * Pass a grant to the first waiter in this JVM's line, if it takes one, and wake it.
+	 * @param successor makes and records the waiter's hold, or returns {@code null} when
+	 * the grant may not pass after all
+	 * @return whether the waiter was given the grant
+	 */
+	synchronized boolean passTo(Function<Waiter, @Nullable LockHold> successor) {
+		Waiter first = firstOrderedHere();
+		if (first == null || !first.takesHandOver()) {
+			return false;
+		}
+		LockHold next = successor.apply(first);
+		if (next == null) {
+			return false;
+		}
+		first.handOver(next);
+		first.signal();
+		return true;
 	}
 
 	/** Wake the first waiter not yet woken. */

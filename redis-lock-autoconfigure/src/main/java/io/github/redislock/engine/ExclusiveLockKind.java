@@ -30,6 +30,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 final class ExclusiveLockKind extends LockKind {
 
 	@SuppressWarnings("rawtypes")
+	private final RedisScript<List> check = LockScripts.script("check.lua", List.class);
+
+	@SuppressWarnings("rawtypes")
 	private final RedisScript<List> acquire = LockScripts.composedScript(List.class, "lock-key.lua", "acquire.lua");
 
 	private final RedisScript<Long> release = LockScripts.composedScript(Long.class, "lock-key.lua", "release.lua");
@@ -60,8 +63,8 @@ final class ExclusiveLockKind extends LockKind {
 	 * instead.
 	 */
 	@Override
-	void giveBack(LockScripts scripts, String name, String owner) {
-		scripts.executeBySource(releaseCall(scripts, name, owner, 0));
+	void giveBack(LockScripts scripts, String name, String owner, long fence) {
+		scripts.executeBySource(releaseCall(scripts, name, owner, 0, fence));
 	}
 
 	/**
@@ -80,12 +83,24 @@ final class ExclusiveLockKind extends LockKind {
 	 * assemble there ({@code release.lua}).
 	 */
 	@Override
-	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken) {
+	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long fence) {
 		String markMillis = scripts.releaseMarkMillis();
 		String granted = (grantToken > 0) ? granted(owner, grantToken) : "";
-		String tombstone = "r|" + owner + "|" + grantToken + "|" + markMillis;
+		String tombstone = "r|" + owner + "|" + Math.max(grantToken, fence) + "|" + markMillis;
 		return ScriptCall.of(this.release, List.of(scripts.keys().lockKey(name)), granted, tombstone,
 				tombstoneMillis(markMillis), scripts.publishCommand());
+	}
+
+	@Override
+	boolean passes() {
+		return true;
+	}
+
+	@Override
+	@SuppressWarnings("rawtypes")
+	@Nullable ScriptCall<List> checkCall(LockScripts scripts, LockLease lease) {
+		return ScriptCall.of(this.check, List.of(scripts.keys().lockKey(lease.key())),
+				granted(lease.owner(), lease.fencingToken()));
 	}
 
 	/** The lock key's value as a grant writes it ({@code acquire.lua}). */

@@ -58,7 +58,7 @@ final class FairLockKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken) {
+	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long fence) {
 		LockKeys keys = scripts.keys();
 		return ScriptCall.of(this.release,
 				List.of(keys.lockKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name),

@@ -12,9 +12,10 @@ import org.jspecify.annotations.Nullable;
  * hold one read lock at once.
  *
  * <p>
- * A key's hold changes in two ways: a grant from Redis puts its hold in place of any
- * earlier one, and a release removes its own hold only, so a late release never removes a
- * newer grant.
+ * A key's hold changes in three ways: a grant from Redis puts its hold in place of any
+ * earlier one, a pass ({@link HandOver}) replaces the hold it follows only if that is
+ * still in place, and a release removes its own hold only. So a late pass never takes the
+ * place of a newer grant, and a late release never removes one.
  *
  * @author redis-lock
  */
@@ -39,6 +40,15 @@ final class LocalHolds {
 	 */
 	@Nullable LockHold granted(LockHold hold) {
 		return this.holds.put(hold.holdKey(), hold);
+	}
+
+	/**
+	 * Record a hold passed from another thread of this JVM ({@link HandOver}), in the
+	 * place of the hold it follows; false when that place was taken meanwhile by a grant
+	 * from Redis, which means the grant being passed had ended there.
+	 */
+	boolean handedOver(LockHold previous, LockHold next) {
+		return this.holds.replace(next.holdKey(), previous, next);
 	}
 
 	/** Forget a released hold, unless another took its place. */

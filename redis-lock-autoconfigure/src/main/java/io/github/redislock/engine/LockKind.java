@@ -138,21 +138,45 @@ abstract class LockKind {
 	 * Release the lock if the owner still holds it, waking waiters; waits for the answer
 	 * even when interrupted.
 	 * @param grantToken the fencing token Redis granted the owner, 0 when not known
+	 * @param fence the greatest fencing token given to a holder of the grant, which later
+	 * grants must exceed: the grant's own unless it passed between threads of this JVM
+	 * ({@link HandOver}); 0 when not known
 	 * @return -1 when the owner did not hold the lock; 1 when released and a thread of
 	 * another JVM waits for it (only a kind that {@linkplain #yields() yields} tells); 0
 	 * when released otherwise
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
-	long release(LockScripts scripts, String name, String owner, long grantToken) {
-		return releaseOutcome(scripts.executeUninterruptibly(releaseCall(scripts, name, owner, grantToken)));
+	long release(LockScripts scripts, String name, String owner, long grantToken, long fence) {
+		return releaseOutcome(scripts.executeUninterruptibly(releaseCall(scripts, name, owner, grantToken, fence)));
 	}
 
 	/**
 	 * The call of the release script, whose answer {@link #releaseOutcome} reads: for
 	 * {@link #release} and for the releases a shutdown sends all at once.
 	 * @param grantToken as for {@link #release}
+	 * @param fence as for {@link #release}
 	 */
-	abstract ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken);
+	abstract ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long fence);
+
+	/**
+	 * Whether a renewed grant of this kind may pass from a thread of this JVM to the next
+	 * without a round trip ({@link HandOver}), which then asks Redis with
+	 * {@link #checkCall}: the engine's one question about the fast path.
+	 */
+	boolean passes() {
+		return false;
+	}
+
+	/**
+	 * The call that asks whether a renewed grant is still held as granted, and whether a
+	 * thread of another JVM waits for it, with the server's clock: for a kind whose
+	 * grants may pass between the threads of this JVM ({@link HandOver}); {@code null}
+	 * for the others, whose every grant comes from Redis.
+	 */
+	@SuppressWarnings("rawtypes")
+	@Nullable ScriptCall<List> checkCall(LockScripts scripts, LockLease lease) {
+		return null;
+	}
 
 	/**
 	 * What the release script's answer means, as {@link #release} returns it: every
@@ -167,10 +191,11 @@ abstract class LockKind {
 	 * Release, owner-checked, whatever the owner may hold and take it out of any line:
 	 * for a background release after an acquisition whose answer was lost, which nobody
 	 * awaits.
+	 * @param fence as for {@link #release}
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
-	void giveBack(LockScripts scripts, String name, String owner) {
-		release(scripts, name, owner, 0);
+	void giveBack(LockScripts scripts, String name, String owner, long fence) {
+		release(scripts, name, owner, 0, fence);
 		leave(scripts, name, owner);
 	}
 

@@ -42,8 +42,14 @@ final class LockLease {
 
 	private boolean extended;
 
-	/** The hold the lease belongs to. */
+	/** The hold the lease belongs to: the latest one it passed to. */
 	private volatile @Nullable LockHold hold;
+
+	/**
+	 * What Redis last confirmed of a renewed grant that may pass between the threads of
+	 * this JVM ({@link HandOver}); {@code null} for any other grant.
+	 */
+	private final @Nullable GrantCheck check;
 
 	LockLease(LockKind kind, String key, String owner, long fencingToken, long leaseMillis, boolean renewed,
 			long requestedAtNanos) {
@@ -53,6 +59,7 @@ final class LockLease {
 		this.fencingToken = fencingToken;
 		this.leaseMillis = leaseMillis;
 		this.renewed = renewed;
+		this.check = (renewed && kind.passes()) ? new GrantCheck(fencingToken) : null;
 		// The lease started when Redis ran the script, which was after the request was
 		// sent.
 		this.expiresAtNanos = requestedAtNanos + leaseMillis * 1_000_000;
@@ -71,17 +78,21 @@ final class LockLease {
 	}
 
 	/**
-	 * The fencing token Redis granted; holds it was handed to since carry greater ones.
+	 * The fencing token Redis granted; holds it passed to since carry greater ones.
 	 */
 	long fencingToken() {
 		return this.fencingToken;
+	}
+
+	@Nullable GrantCheck check() {
+		return this.check;
 	}
 
 	@Nullable LockHold hold() {
 		return this.hold;
 	}
 
-	/** Record the hold the lease belongs to, as it is granted. */
+	/** Record the hold the lease belongs to, as it is granted or passed on. */
 	void heldBy(LockHold hold) {
 		this.hold = hold;
 	}

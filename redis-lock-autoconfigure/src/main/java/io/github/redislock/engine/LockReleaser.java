@@ -22,7 +22,8 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
  * The release path: a handle closed, the hold's count goes down, and the last handle
- * releases the lock in Redis.
+ * releases the lock: to the first waiter of this JVM when the grant may pass
+ * ({@link HandOver}), or else in Redis.
  *
  * <p>
  * Ordering: the hold leaves {@link LocalHolds} and the watchdog before the release script
@@ -64,12 +65,15 @@ final class LockReleaser {
 
 	private final BackgroundReleases backgroundReleases;
 
+	private final HandOver handOver;
+
 	private final @Nullable LockObserver observer;
 
 	private final AtomicInteger releasing = new AtomicInteger();
 
 	LockReleaser(LockScripts scripts, LocalHolds holds, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
-			BackgroundReleases backgroundReleases, @Nullable LockObserver observer) {
+			BackgroundReleases backgroundReleases, HandOver handOver, @Nullable LockObserver observer) {
+		this.handOver = handOver;
 		this.scripts = scripts;
 		this.holds = holds;
 		this.watchdog = watchdog;
@@ -117,14 +121,26 @@ final class LockReleaser {
 	private void releaseLast(LockHold hold, LockLease lease) {
 		LockKind kind = lease.kind();
 		String channel = kind.channel(this.scripts.keys(), hold.key());
+		long releasedAt = System.nanoTime();
+		if (this.handOver.mayPass(hold) && this.handOver.pass(hold, channel, releasedAt)) {
+			// Told only once Redis was found to hold the grant after this release began.
+			if (!this.handOver.awaitCheck(lease, releasedAt) || lease.isLost()) {
+				throw passedLost(hold);
+			}
+			observeRelease(hold, ReleaseOutcome.RELEASED, null);
+			return;
+		}
 		leaveForRelease(hold, lease);
+		CompletableFuture<Boolean> answered = releasing(lease);
 		long outcome;
 		try {
 			outcome = releaseInRedis(kind, hold);
 		}
 		catch (RuntimeException ex) {
+			answered.complete(false);
 			throw releaseFailed(hold, lease, ex);
 		}
+		answered.complete(outcome >= 0 && !lease.isLost());
 		released(hold, lease, channel, outcome);
 	}
 
@@ -153,6 +169,16 @@ final class LockReleaser {
 				throw lost;
 			}
 			String channel = lease.kind().channel(this.scripts.keys(), hold.key());
+			long releasedAt = System.nanoTime();
+			if (this.handOver.mayPass(hold) && this.handOver.passWithoutWaiting(hold, channel)) {
+				return this.handOver.checkSince(lease, releasedAt).handle((held, ex) -> {
+					if (ex != null || !held || lease.isLost()) {
+						throw passedLost(hold);
+					}
+					observeRelease(hold, ReleaseOutcome.RELEASED, null);
+					return null;
+				});
+			}
 			this.releasing.incrementAndGet();
 			boolean sent = false;
 			try {
@@ -183,14 +209,24 @@ final class LockReleaser {
 		}
 	}
 
+	/**
+	 * Record that the grant's release is sent, for the checks of a grant that passed
+	 * between threads ({@link GrantCheck#releasing}).
+	 * @return to complete with whether the release found the grant held
+	 */
+	private static CompletableFuture<Boolean> releasing(LockLease lease) {
+		GrantCheck check = lease.check();
+		return (check != null) ? check.releasing() : new CompletableFuture<>();
+	}
+
 	private void sendRelease(LockHold hold, LockLease lease, String channel, Housekeeping housekeeping, long giveUpAt,
 			CompletableFuture<Void> done) {
 		LockKind kind = lease.kind();
+		CompletableFuture<Boolean> answered = releasing(lease);
 		CompletionStage<Long> answer;
 		try {
-			answer = this.scripts.executeAsync(
-					kind.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken()),
-					housekeeping::execute);
+			answer = this.scripts.executeAsync(kind.releaseCall(this.scripts, hold.key(), lease.owner(),
+					lease.fencingToken(), hold.fencingToken()), housekeeping::execute);
 		}
 		catch (RuntimeException ex) {
 			answer = CompletableFuture.failedFuture(ex);
@@ -198,7 +234,9 @@ final class LockReleaser {
 		answer.whenComplete((reply, failure) -> {
 			try {
 				if (failure == null) {
-					released(hold, lease, channel, LockKind.releaseOutcome(reply));
+					long outcome = LockKind.releaseOutcome(reply);
+					answered.complete(outcome >= 0 && !lease.isLost());
+					released(hold, lease, channel, outcome);
 					done.complete(null);
 					return;
 				}
@@ -208,6 +246,7 @@ final class LockReleaser {
 							SlotMigration.RETRY_NANOS);
 					return;
 				}
+				answered.complete(false);
 				throw releaseFailed(hold, lease, ex);
 			}
 			catch (RuntimeException ex) {
@@ -231,7 +270,7 @@ final class LockReleaser {
 	 * @return the exception for the caller
 	 */
 	private LockAccessException releaseFailed(LockHold hold, LockLease lease, Throwable ex) {
-		this.backgroundReleases.giveBack(lease.kind(), hold.key(), lease.owner(),
+		this.backgroundReleases.giveBack(lease.kind(), hold.key(), lease.owner(), hold.fencingToken(),
 				Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
 		LockAccessException failure = new LockAccessException(hold.key(), "release", ex);
 		observeRelease(hold, ReleaseOutcome.FAILED, failure);
@@ -291,8 +330,8 @@ final class LockReleaser {
 				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
 			}
 			revoked.add(hold);
-			calls.add(ScriptBatches
-				.prepare(lease.kind().releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken())));
+			calls.add(ScriptBatches.prepare(lease.kind()
+				.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken())));
 		}
 		for (int first = 0; first < calls.size(); first += RELEASE_BATCH) {
 			int end = Math.min(first + RELEASE_BATCH, calls.size());
@@ -324,6 +363,16 @@ final class LockReleaser {
 		}
 	}
 
+	/**
+	 * A holder that passed its lock on, told that a check after its release began found
+	 * the grant gone: its work may have overlapped another owner's.
+	 */
+	private LockLostException passedLost(LockHold hold) {
+		LockLostException lost = hold.lostException();
+		observeRelease(hold, ReleaseOutcome.LOST, lost);
+		return lost;
+	}
+
 	private static LockLostException revokedException(LockHold hold) {
 		return new LockLostException(hold.key(), hold.fencingToken(), "Lock '" + hold.key() + "' (fencing token "
 				+ hold.fencingToken() + ") was released while held, because the application shut down and its holder "
@@ -346,7 +395,8 @@ final class LockReleaser {
 		}
 		catch (RuntimeException ex) {
 			LockLease lease = hold.lease();
-			this.backgroundReleases.giveBack(lease.kind(), lease.key(), lease.owner(), lease.leaseMillis());
+			this.backgroundReleases.giveBack(lease.kind(), lease.key(), lease.owner(), hold.fencingToken(),
+					lease.leaseMillis());
 		}
 	}
 
@@ -358,7 +408,8 @@ final class LockReleaser {
 		long giveUpAt = System.nanoTime() + MIGRATION_GIVE_UP_NANOS;
 		while (true) {
 			try {
-				return kind.release(this.scripts, hold.key(), hold.lease().owner(), hold.lease().fencingToken());
+				return kind.release(this.scripts, hold.key(), hold.lease().owner(), hold.lease().fencingToken(),
+						hold.fencingToken());
 			}
 			catch (RuntimeException ex) {
 				if (!SlotMigration.isMigrating(ex) || System.nanoTime() - giveUpAt > 0) {

@@ -15,7 +15,8 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
 
 /**
  * A thread's wait for a lock: as a queued waiter of the lock's release channel, until
- * Redis grants it or the wait time runs out.
+ * Redis grants it, a holder of this JVM passes it on ({@link HandOver}), or the wait time
+ * runs out.
  *
  * <p>
  * The waiter joins its channel, subscribed, before it tries again, so that no release
@@ -48,10 +49,13 @@ final class LockWaiting {
 
 	private final AcquireAttempts attempts;
 
+	private final LockReleaser releaser;
+
 	private final EngineShutdown shutdown;
 
 	LockWaiting(LockScripts scripts, LocalHolds holds, ReleaseSubscriptions subscriptions, AcquireAttempts attempts,
-			EngineShutdown shutdown) {
+			LockReleaser releaser, EngineShutdown shutdown) {
+		this.releaser = releaser;
 		this.shutdown = shutdown;
 		this.scripts = scripts;
 		this.holds = holds;
@@ -72,7 +76,8 @@ final class LockWaiting {
 		boolean orderedHere = !kind.queues();
 		Waiter waiter;
 		try {
-			waiter = this.subscriptions.join(channel, acquisition.owner(), orderedHere);
+			waiter = this.subscriptions.join(channel, acquisition.owner(), orderedHere,
+					kind.passes() && acquisition.renewed(), acquisition.reentrant());
 		}
 		catch (RedisCommandInterruptedException ex) {
 			throw new LockInterruptedException(acquisition.key(),
@@ -85,7 +90,14 @@ final class LockWaiting {
 		LockHold hold = null;
 		try {
 			while (true) {
+				// Before a passed hold is taken: the leaving waiter releases it, so that
+				// a
+				// shutdown wakes every waiter with the same answer.
 				this.shutdown.check(acquisition.key());
+				hold = waiter.takeHandOver();
+				if (hold != null) {
+					return hold;
+				}
 				long sleepNanos;
 				LockHold local = orderedHere ? this.holds.ofThread(kind, acquisition.key()) : null;
 				long yielding = kind.yields() ? this.subscriptions.yieldingNanos(channel) : 0;
@@ -126,6 +138,11 @@ final class LockWaiting {
 		}
 		finally {
 			this.subscriptions.leave(channel, waiter, hold != null);
+			LockHold late = waiter.takeHandOver();
+			if (late != null) {
+				// Passed to this waiter as it gave up: pass it on rather than drop it.
+				this.releaser.releaseQuietly(late);
+			}
 			if (hold == null && kind.queues()) {
 				leaveLine(acquisition);
 			}

@@ -161,7 +161,9 @@ final class PendingAcquisition {
 			end(hold, null);
 			return;
 		}
-		Waiter queued = Waiter.pending(this::wakeUp, this.acquisition.owner(), !this.acquisition.kind().queues());
+		LockKind kind = this.acquisition.kind();
+		Waiter queued = Waiter.pending(this::wakeUp, this.acquisition.owner(), !kind.queues(),
+				kind.passes() && this.acquisition.renewed());
 		this.engine.subscriptions()
 			.joinAsync(this.channel, queued, this.engine.background())
 			.whenComplete((joinedWaiter, ex) -> {
@@ -205,6 +207,12 @@ final class PendingAcquisition {
 		}
 		catch (LockShutdownException ex) {
 			end(null, ex);
+			roundEnded(seen);
+			return;
+		}
+		LockHold handed = queued.takeHandOver();
+		if (handed != null) {
+			end(handed, null);
 			roundEnded(seen);
 			return;
 		}
@@ -308,6 +316,11 @@ final class PendingAcquisition {
 		}
 		queued.asleep(false);
 		this.engine.subscriptions().leave(this.channel, queued, granted);
+		LockHold late = queued.takeHandOver();
+		if (late != null) {
+			// Passed to this acquisition as it ended: pass it on rather than drop it.
+			release(late);
+		}
 	}
 
 	/**

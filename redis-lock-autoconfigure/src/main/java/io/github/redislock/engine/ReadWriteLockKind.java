@@ -69,7 +69,7 @@ abstract class ReadWriteLockKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken) {
+	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long fence) {
 		LockKeys keys = scripts.keys();
 		return ScriptCall.of(this.release, List.of(readWriteKey(keys, name), keys.releasedKey(name, owner)), owner,
 				side(), channel(keys, name), scripts.publishCommand(), scripts.releaseMarkMillis());

@@ -149,16 +149,19 @@ public final class RedisLockEngine implements LockEngine {
 				SUBSCRIPTION_LINGER_MILLIS, tokens.instanceId());
 		this.housekeeping = new Housekeeping(this.subscriptions::sweep, SUBSCRIPTION_LINGER_MILLIS);
 		this.housekeeping.execute(this.scripts::prepare);
-		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(),
-				new WakingLeaseEvents(this.keys, this.subscriptions,
-						(guarded != null) ? new ObservedLeases(guarded) : null));
+		LeaseEvents leaseEvents = new WakingLeaseEvents(this.keys, this.subscriptions,
+				(guarded != null) ? new ObservedLeases(guarded) : null);
+		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(), leaseEvents);
 		Grants grants = new Grants(this.holds, this.watchdog, guarded);
 		BackgroundReleases backgroundReleases = new BackgroundReleases(this.scripts, this.subscriptions,
 				this.housekeeping);
+		HandOver handOver = new HandOver(this.scripts, this.holds, this.subscriptions, this.watchdog, leaseEvents,
+				this.housekeeping);
 		this.releaser = new LockReleaser(this.scripts, this.holds, this.watchdog, this.subscriptions,
-				backgroundReleases, guarded);
+				backgroundReleases, handOver, guarded);
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
-		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, attempts, this.shutdown);
+		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, attempts, this.releaser,
+				this.shutdown);
 		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
 				waiting, guarded, this.shutdown);
 		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,

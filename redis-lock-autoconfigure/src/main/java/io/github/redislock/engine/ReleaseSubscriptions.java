@@ -79,8 +79,8 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * @throws RuntimeException from the Redis client when subscribing failed (with the
 	 * interrupt status set when interrupted); nothing is left queued then
 	 */
-	Waiter join(String channel, String owner, boolean orderedHere) {
-		Waiter waiter = new Waiter(Thread.currentThread(), owner, orderedHere);
+	Waiter join(String channel, String owner, boolean orderedHere, boolean takesHandOver, boolean reentrant) {
+		Waiter waiter = new Waiter(Thread.currentThread(), owner, orderedHere, takesHandOver, reentrant);
 		ReleaseSubscriber current = this.lifetime.subscriber();
 		ChannelWaiters waiters = this.channels.compute(channel, (name, existing) -> {
 			ChannelWaiters joined = (existing != null) ? existing : new ChannelWaiters();
@@ -152,6 +152,18 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	boolean hasQueued(String channel) {
 		ChannelWaiters waiters = this.channels.get(channel);
 		return waiters != null && waiters.hasQueued();
+	}
+
+	/** Whether the first waiter of this JVM's line takes a passed grant. */
+	boolean firstTakesHandOver(String channel) {
+		ChannelWaiters waiters = this.channels.get(channel);
+		return waiters != null && waiters.firstTakesHandOver();
+	}
+
+	/** Pass a grant to the first waiter of the channel: {@link ChannelWaiters#passTo}. */
+	boolean passTo(String channel, Function<Waiter, @Nullable LockHold> successor) {
+		ChannelWaiters waiters = this.channels.get(channel);
+		return waiters != null && waiters.passTo(successor);
 	}
 
 	/** Whether it is the waiter's turn to ask Redis without being woken. */

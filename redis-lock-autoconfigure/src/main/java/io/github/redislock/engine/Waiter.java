@@ -1,5 +1,6 @@
 package io.github.redislock.engine;
 
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -11,7 +12,11 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A waiter is <em>asleep</em> or <em>signalled</em>: a flag plus an unpark, so that a
  * signal that arrives before the thread parks is not lost, used up when {@link #await}
- * returns. A pending acquisition has no thread to park: a signal runs its wake-up
+ * returns. It may also hold a hold passed to it by a releasing holder ({@link HandOver}),
+ * given only under the channel's monitor while it is queued, until its thread takes it; a
+ * waiter leaves the queue, under that monitor, before it takes what it was given, so a
+ * hold passed at the last moment is taken by the leaving thread and released, never
+ * dropped. A pending acquisition has no thread to park: a signal runs its wake-up
  * instead, which schedules its next round and returns at once (signals come under the
  * channel's monitor), and the round uses the signal up as it starts, as a thread does
  * when {@link #await} returns.
@@ -29,6 +34,15 @@ final class Waiter {
 	/** The owner token the waiter asks under, which a targeted wake-up names. */
 	private final String owner;
 
+	/** Whether a renewed grant may pass to this waiter from a releasing holder. */
+	private final boolean takesHandOver;
+
+	/** Whether a hold passed to this waiter may be re-entered by its thread. */
+	private final boolean reentrant;
+
+	/** A hold passed to this waiter, until its thread takes it. */
+	private final AtomicReference<@Nullable LockHold> handedOver = new AtomicReference<>();
+
 	/**
 	 * Whether the waiter takes its turn in this JVM's arrival order, for a kind whose
 	 * waiters take no place in line in Redis ({@link ChannelWaiters}).
@@ -40,23 +54,49 @@ final class Waiter {
 	/** Whether the thread is parked in {@link #await} now, for diagnostics. */
 	private volatile boolean sleeping;
 
-	Waiter(Thread thread, String owner, boolean orderedHere) {
-		this(thread, () -> LockSupport.unpark(thread), owner, orderedHere);
+	Waiter(Thread thread, String owner, boolean orderedHere, boolean takesHandOver, boolean reentrant) {
+		this(thread, () -> LockSupport.unpark(thread), owner, orderedHere, takesHandOver, reentrant);
 	}
 
-	private Waiter(@Nullable Thread thread, Runnable wakeUp, String owner, boolean orderedHere) {
+	private Waiter(@Nullable Thread thread, Runnable wakeUp, String owner, boolean orderedHere, boolean takesHandOver,
+			boolean reentrant) {
 		this.thread = thread;
 		this.wakeUp = wakeUp;
 		this.owner = owner;
 		this.orderedHere = orderedHere;
+		this.takesHandOver = takesHandOver;
+		this.reentrant = reentrant;
 	}
 
 	/**
-	 * A waiter without a thread, for a pending acquisition.
+	 * A waiter without a thread, for a pending acquisition: its lock belongs to the
+	 * acquisition, so no thread re-enters a hold passed to it.
 	 * @param wakeUp schedules the acquisition's next round, without waiting for it
 	 */
-	static Waiter pending(Runnable wakeUp, String owner, boolean orderedHere) {
-		return new Waiter(null, wakeUp, owner, orderedHere);
+	static Waiter pending(Runnable wakeUp, String owner, boolean orderedHere, boolean takesHandOver) {
+		return new Waiter(null, wakeUp, owner, orderedHere, takesHandOver, false);
+	}
+
+	/** Whether a renewed grant may pass to this waiter now. */
+	boolean takesHandOver() {
+		return this.takesHandOver && this.handedOver.get() == null;
+	}
+
+	/** The thread that would re-enter a hold passed to this waiter, if any may. */
+	@Nullable Thread reentrantThread() {
+		return this.reentrant ? this.thread : null;
+	}
+
+	/**
+	 * Pass a hold to this waiter; only while it {@linkplain #takesHandOver() takes one}.
+	 */
+	void handOver(LockHold hold) {
+		this.handedOver.set(hold);
+	}
+
+	/** The hold passed to this waiter, if any, now owned by the caller. */
+	@Nullable LockHold takeHandOver() {
+		return this.handedOver.getAndSet(null);
 	}
 
 	String owner() {

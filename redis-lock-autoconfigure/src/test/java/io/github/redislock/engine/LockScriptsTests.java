@@ -182,6 +182,14 @@ class LockScriptsTests {
 	}
 
 	@Test
+	void releaseAsGrantedRaisesTheFenceToTheLastPassedOnToken() {
+		long granted = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		assertThat(this.scripts.releaseGranted("order:1", "node:1", granted, granted + 3)).isZero();
+		assertThat(this.scripts.cli().get("test:{order:1}")).startsWith("r|node:1|" + (granted + 3) + "|");
+		assertThat(this.scripts.acquire("order:1", "node:2", 5000).fencingToken()).isGreaterThan(granted + 3);
+	}
+
+	@Test
 	void releaseAsGrantedByAnotherOwnerLeavesTheLockAsItIs() {
 		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
 		String held = this.scripts.cli().get("test:{order:1}");

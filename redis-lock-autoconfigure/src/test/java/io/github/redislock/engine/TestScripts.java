@@ -50,8 +50,9 @@ final class TestScripts implements AutoCloseable {
 	}
 
 	/**
-	 * Release an exclusive lock, the script reading the key's value, with the fence its
-	 * tombstone keeps at least ({@link #release(LockKind, String, String, long)}).
+	 * Release an exclusive lock without telling its grant's token, as a give-back does,
+	 * with the fence its tombstone keeps at least
+	 * ({@link #release(LockKind, String, String, long)}).
 	 */
 	long release(String name, String owner, long fence) {
 		return release(LockKind.EXCLUSIVE, name, owner, fence);
@@ -59,7 +60,15 @@ final class TestScripts implements AutoCloseable {
 
 	/** Release an exclusive lock as its holder does, telling the grant's token. */
 	long releaseGranted(String name, String owner, long grantToken) {
-		return LockKind.EXCLUSIVE.release(this.scripts, name, owner, grantToken);
+		return releaseGranted(name, owner, grantToken, grantToken);
+	}
+
+	/**
+	 * Release an exclusive lock as its last holder does after the grant passed between
+	 * threads: telling the grant's token and the last holder's.
+	 */
+	long releaseGranted(String name, String owner, long grantToken, long fence) {
+		return LockKind.EXCLUSIVE.release(this.scripts, name, owner, grantToken, fence);
 	}
 
 	/**
@@ -68,7 +77,7 @@ final class TestScripts implements AutoCloseable {
 	 * grant's token.
 	 */
 	long release(LockKind kind, String name, String owner, long fence) {
-		return kind.release(this.scripts, name, owner, fence);
+		return kind.release(this.scripts, name, owner, 0, fence);
 	}
 
 	/** Renew an exclusive lock's lease. */

@@ -1,0 +1,132 @@
+package io.github.redislock.engine;
+
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What Redis last confirmed of one renewed grant that may pass between the threads of
+ * this JVM ({@link HandOver}): when the last check that found it held was sent, the
+ * server's clock at that check, whether a thread of another JVM waits, and the greatest
+ * fencing token given to a holder under the grant. Guarded by its own monitor; no Redis
+ * command is sent under it.
+ *
+ * @author redis-lock
+ */
+final class GrantCheck {
+
+	/**
+	 * How long after a check was sent that found the grant held the grant may still pass
+	 * to another thread without asking again.
+	 */
+	static final long WINDOW_NANOS = 5_000_000;
+
+	/** When a check should be on its way, so that a pass on a live grant never waits. */
+	private static final long ASK_AHEAD_NANOS = WINDOW_NANOS / 2;
+
+	/** When the last check that found the grant held was sent; 0 for none yet. */
+	private long checkedAt;
+
+	/** The server's clock at that check, in microseconds: every token stays below it. */
+	private long serverMicros;
+
+	private boolean othersWait;
+
+	private long lastToken;
+
+	private @Nullable CompletableFuture<Boolean> inFlight;
+
+	private long inFlightSentAt;
+
+	/**
+	 * The grant's release in Redis, once under way: completes with whether it found the
+	 * grant held. A check that Redis ran after it finds the grant gone, which tells
+	 * nothing of the holders before: the release answers for them. A check that ran
+	 * before it and found the grant gone means the release finds it gone too.
+	 */
+	private @Nullable CompletableFuture<Boolean> release;
+
+	GrantCheck(long grantToken) {
+		this.lastToken = grantToken;
+	}
+
+	/**
+	 * The fencing token of the next holder under the grant, or 0 when the grant may not
+	 * pass now: no check found it held within the window, a thread of another JVM waits,
+	 * or the next token would not stay below the server's clock at the last check.
+	 */
+	synchronized long nextToken(long now) {
+		if (!isFresh(now)) {
+			return 0;
+		}
+		return ++this.lastToken;
+	}
+
+	synchronized boolean isFresh(long now) {
+		return this.checkedAt != 0 && !this.othersWait && now - this.checkedAt <= WINDOW_NANOS
+				&& this.lastToken + 1 < this.serverMicros;
+	}
+
+	/** Whether a thread of another JVM waits for the lock, as the last check told. */
+	synchronized boolean othersWait() {
+		return this.othersWait;
+	}
+
+	/**
+	 * Whether a new check should be sent now: the last one is older than half the window
+	 * and none has been sent since.
+	 */
+	synchronized boolean shouldAskAhead(long now) {
+		if (this.othersWait) {
+			return false;
+		}
+		long last = (this.inFlight != null) ? this.inFlightSentAt : this.checkedAt;
+		return this.checkedAt == 0 || now - last > ASK_AHEAD_NANOS;
+	}
+
+	/**
+	 * A check sent at or after the given time that is on its way, or {@code null}; the
+	 * caller then sends one and records it with {@link #sent}.
+	 */
+	synchronized @Nullable CompletableFuture<Boolean> inFlightSince(long since) {
+		CompletableFuture<Boolean> check = this.inFlight;
+		return (check != null && this.inFlightSentAt - since >= 0) ? check : null;
+	}
+
+	synchronized void sent(CompletableFuture<Boolean> check, long sentAt) {
+		this.inFlight = check;
+		this.inFlightSentAt = sentAt;
+	}
+
+	/**
+	 * Record that the grant's release in Redis is about to be sent.
+	 * @return completed by the releasing thread with whether the release found the grant
+	 * held
+	 */
+	synchronized CompletableFuture<Boolean> releasing() {
+		if (this.release == null) {
+			this.release = new CompletableFuture<>();
+		}
+		return this.release;
+	}
+
+	/**
+	 * The grant's release, if it is under way: a check that finds the grant gone is
+	 * answered by the release instead.
+	 */
+	synchronized @Nullable CompletableFuture<Boolean> release() {
+		return this.release;
+	}
+
+	/** Record a check, sent at the given time, that found the grant held. */
+	synchronized void held(long sentAt, boolean alone, long micros) {
+		if (this.checkedAt == 0 || sentAt - this.checkedAt > 0) {
+			this.checkedAt = sentAt;
+		}
+		this.serverMicros = Math.max(this.serverMicros, micros);
+		if (!alone) {
+			this.othersWait = true;
+		}
+	}
+
+}

@@ -1,0 +1,243 @@
+package io.github.redislock.engine;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.log.LogMessage;
+
+/**
+ * Passes a renewed grant of a kind that allows it ({@link LockKind#passes()}) from a
+ * thread of this JVM that releases it to the first thread of this JVM in line for it,
+ * without a round trip, when Redis confirmed the grant a moment ago.
+ *
+ * <h2>Design notes</h2>
+ *
+ * A pass grants without asking Redis, so it keeps each promise of a grant by a rule of
+ * its own:
+ * <ul>
+ * <li><b>Only on a grant Redis confirmed a moment ago.</b> A pass needs a check
+ * ({@code check.lua}) sent at most {@link GrantCheck#WINDOW_NANOS} (5 ms) before that
+ * found the grant held as granted and no thread of another JVM waiting. Once half the
+ * window has passed, a pass or a release sends the next check without waiting for it, so
+ * that a pass on a live grant does not wait; a release that finds the last check too old
+ * while a thread waits asks and waits. A check that finds the grant gone, or fails, marks
+ * it lost: from then on nobody is admitted on it.</li>
+ * <li><b>Every holder of a lost grant is told.</b> A holder that passed the lock returns
+ * from its release only once a check sent after its release began found the grant held,
+ * and otherwise throws {@code LockLostException}; a holder admitted on a grant found lost
+ * afterwards sees {@code isHeld()} false and is told at its own release. So a loss that
+ * Redis suffers (a flush, a restart without data, an eviction) is told to every holder
+ * admitted after it, and at most the window's holders are admitted before it is
+ * known.</li>
+ * <li><b>Fencing tokens in order, never ahead of the server.</b> The next holder's token
+ * is the last one plus one, and stays below the server's clock at the check that allowed
+ * the pass ({@link GrantCheck#nextToken}): every token given under a grant is smaller
+ * than any token Redis issues after that check, whatever the rate of passes, the idle
+ * time after them or a loss of the key, and none exceeds what the server could have
+ * issued when it was given. The release through Redis keeps the last token in the
+ * tombstone, for a server clock stepped back.</li>
+ * <li><b>In arrival order, whatever the lease.</b> The grant goes to the first waiter of
+ * this JVM's line ({@link ChannelWaiters}) and only if that waiter asked for a renewed
+ * lease, which is what the grant has; a first waiter with a fixed lease is woken to ask
+ * Redis after a release there, so no waiter is skipped.</li>
+ * <li><b>Other JVMs get their turn.</b> A check that finds a thread of another JVM
+ * waiting ends the passing: the next release goes through Redis, and this JVM yields the
+ * lock for a while ({@link ReleaseSubscriptions#releasedHere}).</li>
+ * </ul>
+ * The fault test {@code LockLossNemesisTests} and {@code FastPathSafetyTests} watch these
+ * rules: tokens in grant order and below the server's {@code TIME}, and no holder of a
+ * lost grant untold.
+ *
+ * @author redis-lock
+ */
+final class HandOver {
+
+	private static final Log logger = LogFactory.getLog(HandOver.class);
+
+	private final LockScripts scripts;
+
+	private final LocalHolds holds;
+
+	private final ReleaseSubscriptions subscriptions;
+
+	private final LockWatchdog watchdog;
+
+	private final LeaseEvents events;
+
+	private final Housekeeping housekeeping;
+
+	HandOver(LockScripts scripts, LocalHolds holds, ReleaseSubscriptions subscriptions, LockWatchdog watchdog,
+			LeaseEvents events, Housekeeping housekeeping) {
+		this.scripts = scripts;
+		this.holds = holds;
+		this.subscriptions = subscriptions;
+		this.watchdog = watchdog;
+		this.events = events;
+		this.housekeeping = housekeeping;
+	}
+
+	/** Whether the released hold's grant may pass to a waiter of this JVM. */
+	boolean mayPass(LockHold hold) {
+		LockLease lease = hold.lease();
+		return lease.check() != null && !lease.isLost() && !lease.isRevoked();
+	}
+
+	/**
+	 * Pass the released hold's grant to the first waiter of this JVM if it takes one,
+	 * waiting for a check first when the last one is too old.
+	 * @param releasedAt when the release began
+	 * @return whether the grant passed; if not, the caller releases it in Redis
+	 */
+	boolean pass(LockHold hold, String channel, long releasedAt) {
+		GrantCheck check = hold.lease().check();
+		if (check == null || !this.subscriptions.firstTakesHandOver(channel)) {
+			return false;
+		}
+		long now = System.nanoTime();
+		if (!check.isFresh(now)) {
+			if (check.othersWait() || !awaitCheck(hold.lease(), releasedAt)) {
+				return false;
+			}
+			now = System.nanoTime();
+		}
+		else if (check.shouldAskAhead(now)) {
+			checkSince(hold.lease(), now);
+		}
+		long at = now;
+		return this.subscriptions.passTo(channel, (waiter) -> successor(hold, check, waiter, at));
+	}
+
+	/**
+	 * Pass the released hold's grant only if that needs no wait, for a release that must
+	 * not block.
+	 * @return whether the grant passed
+	 */
+	boolean passWithoutWaiting(LockHold hold, String channel) {
+		GrantCheck check = hold.lease().check();
+		if (check == null) {
+			return false;
+		}
+		long now = System.nanoTime();
+		if (check.shouldAskAhead(now)) {
+			checkSince(hold.lease(), now);
+		}
+		return check.isFresh(now) && this.subscriptions.firstTakesHandOver(channel)
+				&& this.subscriptions.passTo(channel, (waiter) -> successor(hold, check, waiter, now));
+	}
+
+	/**
+	 * Wait until a check sent at or after the given time answered, and tell whether it
+	 * found the grant held; the lease is marked lost otherwise.
+	 */
+	boolean awaitCheck(LockLease lease, long since) {
+		CompletableFuture<Boolean> check = checkSince(lease, since);
+		try {
+			return check.get(this.scripts.commands().answerTimeoutMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			// A release completes on an interrupted thread, as the release script does.
+			boolean held = awaitCheck(lease, since);
+			Thread.currentThread().interrupt();
+			return held;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			lost(lease, "Redis could not be asked whether it still held the lock (" + ex + ")");
+			return false;
+		}
+	}
+
+	/** A check of the grant sent at or after the given time, sent now if none was. */
+	CompletableFuture<Boolean> checkSince(LockLease lease, long since) {
+		GrantCheck check = lease.check();
+		if (check == null) {
+			return CompletableFuture.completedFuture(!lease.isLost());
+		}
+		CompletableFuture<Boolean> answer = new CompletableFuture<>();
+		long sentAt;
+		synchronized (check) {
+			CompletableFuture<Boolean> inFlight = check.inFlightSince(since);
+			if (inFlight != null) {
+				return inFlight;
+			}
+			sentAt = System.nanoTime();
+			check.sent(answer, sentAt);
+		}
+		send(lease, check, sentAt, answer);
+		return answer;
+	}
+
+	@SuppressWarnings("rawtypes")
+	private void send(LockLease lease, GrantCheck check, long sentAt, CompletableFuture<Boolean> answer) {
+		ScriptCall<List> call = lease.kind().checkCall(this.scripts, lease);
+		if (call == null) {
+			answer.complete(!lease.isLost());
+			return;
+		}
+		this.scripts.executeAsync(call, this.housekeeping::execute).whenComplete((reply, ex) -> {
+			if (ex != null || reply == null || reply.size() < 3) {
+				answer.completeExceptionally((ex != null) ? ScriptCommands.unwrap(ex)
+						: new IllegalStateException("Unexpected answer to a lock check: " + reply));
+				return;
+			}
+			long state = ((Number) reply.get(0)).longValue();
+			CompletableFuture<Boolean> release = check.release();
+			if (state == 0 && release != null) {
+				// Released in Redis by a later holder of this JVM, before this check ran
+				// or after: that release tells whether the grant was held till then.
+				release.whenComplete((held, failure) -> answer.complete(failure == null && held));
+				return;
+			}
+			if (state == 0) {
+				lost(lease, "Redis no longer holds it for its grant (its key was deleted, flushed, evicted or lost "
+						+ "with a restart, or its lease ran out)");
+				answer.complete(false);
+				return;
+			}
+			long micros = ((Number) reply.get(1)).longValue() * 1_000_000 + ((Number) reply.get(2)).longValue();
+			check.held(sentAt, state == 1, micros);
+			answer.complete(!lease.isLost());
+		});
+	}
+
+	private @Nullable LockHold successor(LockHold released, GrantCheck check, Waiter waiter, long now) {
+		long token = check.nextToken(now);
+		if (token == 0) {
+			return null;
+		}
+		LockHold next = new LockHold(released.lease(), token, waiter.reentrantThread());
+		if (!this.holds.handedOver(released, next)) {
+			// Redis granted the lock to another owner of this JVM: this grant had ended.
+			return null;
+		}
+		released.lease().heldBy(next);
+		return next;
+	}
+
+	/**
+	 * Mark the grant lost at once, so that no holder is admitted on it from now on, and
+	 * report it from a housekeeping thread rather than the Redis client's.
+	 */
+	private void lost(LockLease lease, String reason) {
+		this.watchdog.unwatch(lease);
+		if (!lease.markLost()) {
+			return;
+		}
+		this.housekeeping.execute(() -> {
+			if (lease.claimLossReport()) {
+				logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done "
+						+ "under it is no longer exclusive. Its holder finds it lost from isHeld() and at release: "
+						+ "stop the work, and fence its writes with the fencing token", lease.key(),
+						lease.fencingToken(), reason));
+			}
+			this.events.lost(lease);
+		});
+	}
+
+}
