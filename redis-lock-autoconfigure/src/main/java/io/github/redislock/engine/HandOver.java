@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -27,14 +28,17 @@ import org.springframework.core.log.LogMessage;
  * found the grant held as granted and no thread of another JVM waiting. Once half the
  * window has passed, a pass or a release sends the next check without waiting for it, so
  * that a pass on a live grant does not wait; a release that finds the last check too old
- * while a thread waits asks and waits. A check that finds the grant gone, or fails, marks
- * it lost: from then on nobody is admitted on it.</li>
+ * while a thread waits asks and waits, and releases through Redis if that check fails. A
+ * check that finds the grant gone marks it lost: from then on nobody is admitted on it.
+ * One that fails or goes unanswered confirms nothing, so nobody is admitted on it either,
+ * and is sent again for a holder waiting to be told.</li>
  * <li><b>Every holder of a lost grant is told.</b> A holder that passed the lock returns
  * from its release only once a check sent after its release began found the grant held,
- * and otherwise throws {@code LockLostException}; a holder admitted on a grant found lost
- * afterwards sees {@code isHeld()} false and is told at its own release. So a loss that
- * Redis suffers (a flush, a restart without data, an eviction) is told to every holder
- * admitted after it, and at most the window's holders are admitted before it is
+ * and otherwise throws {@code LockLostException}, as it does when no check could be
+ * answered before the grant's lease would have run out; a holder admitted on a grant
+ * found lost afterwards sees {@code isHeld()} false and is told at its own release. So a
+ * loss that Redis suffers (a flush, a restart without data, an eviction) is told to every
+ * holder admitted after it, and at most the window's holders are admitted before it is
  * known.</li>
  * <li><b>Fencing tokens in order, never ahead of the server.</b> The next holder's token
  * is the last one plus one, and stays below the server's clock at the check that allowed
@@ -60,6 +64,9 @@ import org.springframework.core.log.LogMessage;
 final class HandOver {
 
 	private static final Log logger = LogFactory.getLog(HandOver.class);
+
+	/** How long after a check that failed the next is sent, to a releasing holder. */
+	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
 	private final LockScripts scripts;
 
@@ -102,7 +109,7 @@ final class HandOver {
 		}
 		long now = System.nanoTime();
 		if (!check.isFresh(now)) {
-			if (check.othersWait() || !awaitCheck(hold.lease(), releasedAt)) {
+			if (check.othersWait() || !Boolean.TRUE.equals(answer(hold.lease(), releasedAt))) {
 				return false;
 			}
 			now = System.nanoTime();
@@ -133,24 +140,84 @@ final class HandOver {
 	}
 
 	/**
-	 * Wait until a check sent at or after the given time answered, and tell whether it
-	 * found the grant held; the lease is marked lost otherwise.
+	 * Wait for a check sent at or after the given time.
+	 * @return whether it found the grant held, or {@code null} when it failed or got no
+	 * answer in time
 	 */
-	boolean awaitCheck(LockLease lease, long since) {
+	private @Nullable Boolean answer(LockLease lease, long since) {
 		CompletableFuture<Boolean> check = checkSince(lease, since);
+		boolean interrupted = false;
 		try {
-			return check.get(this.scripts.commands().answerTimeoutMillis(), TimeUnit.MILLISECONDS);
+			while (true) {
+				try {
+					return check.get(this.scripts.commands().answerTimeoutMillis(), TimeUnit.MILLISECONDS);
+				}
+				catch (InterruptedException ex) {
+					// A release completes on an interrupted thread, as its script does.
+					interrupted = true;
+				}
+				catch (ExecutionException | TimeoutException ex) {
+					return null;
+				}
+			}
 		}
-		catch (InterruptedException ex) {
-			// A release completes on an interrupted thread, as the release script does.
-			boolean held = awaitCheck(lease, since);
-			Thread.currentThread().interrupt();
-			return held;
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
-		catch (ExecutionException | TimeoutException ex) {
-			lost(lease, "Redis could not be asked whether it still held the lock (" + ex + ")");
+	}
+
+	/**
+	 * Wait until a check sent at or after the given time found the grant held or gone. A
+	 * check that fails or gets no answer (a connection cut, a slow server) tells nothing:
+	 * another is sent, as the watchdog renews again, until the lease would have run out,
+	 * and then the grant counts as lost.
+	 * @return whether the grant was held after the given time
+	 */
+	boolean awaitHeld(LockLease lease, long since) {
+		while (true) {
+			Boolean held = answer(lease, since);
+			if (held != null) {
+				return held;
+			}
+			if (lease.isLost() || expired(lease)) {
+				return false;
+			}
+			LockSupport.parkNanos(RETRY_NANOS);
+			since = System.nanoTime();
+		}
+	}
+
+	/**
+	 * As {@link #awaitHeld}, without blocking the calling thread.
+	 * @return completes with whether the grant was held after the given time
+	 */
+	CompletableFuture<Boolean> held(LockLease lease, long since) {
+		return checkSince(lease, since).handle((held, ex) -> (ex != null) ? null : held).thenCompose((held) -> {
+			if (held != null) {
+				return CompletableFuture.completedFuture(held);
+			}
+			if (lease.isLost() || expired(lease)) {
+				return CompletableFuture.completedFuture(false);
+			}
+			CompletableFuture<Boolean> again = new CompletableFuture<>();
+			this.housekeeping.schedule(() -> held(lease, System.nanoTime()).whenComplete((result, failure) -> {
+				again.complete(failure == null && result);
+			}), RETRY_NANOS);
+			return again;
+		});
+	}
+
+	/**
+	 * Whether the lease has run out unless Redis renewed it meanwhile, marked lost if so.
+	 */
+	private boolean expired(LockLease lease) {
+		if (System.nanoTime() - lease.expiresAtNanos() < 0) {
 			return false;
 		}
+		lost(lease, "Redis could not be asked whether it still held the lock before its lease ran out");
+		return true;
 	}
 
 	/** A check of the grant sent at or after the given time, sent now if none was. */

@@ -124,7 +124,7 @@ final class LockReleaser {
 		long releasedAt = System.nanoTime();
 		if (this.handOver.mayPass(hold) && this.handOver.pass(hold, channel, releasedAt)) {
 			// Told only once Redis was found to hold the grant after this release began.
-			if (!this.handOver.awaitCheck(lease, releasedAt) || lease.isLost()) {
+			if (!this.handOver.awaitHeld(lease, releasedAt) || lease.isLost()) {
 				throw passedLost(hold);
 			}
 			observeRelease(hold, ReleaseOutcome.RELEASED, null);
@@ -171,7 +171,7 @@ final class LockReleaser {
 			String channel = lease.kind().channel(this.scripts.keys(), hold.key());
 			long releasedAt = System.nanoTime();
 			if (this.handOver.mayPass(hold) && this.handOver.passWithoutWaiting(hold, channel)) {
-				return this.handOver.checkSince(lease, releasedAt).handle((held, ex) -> {
+				return this.handOver.held(lease, releasedAt).handle((held, ex) -> {
 					if (ex != null || !held || lease.isLost()) {
 						throw passedLost(hold);
 					}

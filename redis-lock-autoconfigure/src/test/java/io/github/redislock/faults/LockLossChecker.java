@@ -19,11 +19,12 @@ import io.github.redislock.faults.Nemesis.Fault;
  * ({@link Hold#resource()}).
  * <ul>
  * <li>{@code token-order}: a hold granted before another was even asked for has the lower
- * fencing token (tokens are Redis's clock when Redis granted, so no loss excuses this);
- * only a later hold told of its loss is excused, as its token is the one that lies;</li>
+ * fencing token (tokens are Redis's clock when Redis granted, or below the clock at a
+ * check when a grant passed between threads of a JVM, so no loss excuses this); only a
+ * later hold told of its loss is excused, as its token is the one that lies;</li>
  * <li>{@code token-bound}: a token is at most Redis's {@code TIME} read right after its
- * grant, and at least the clock when its acquisition was called: a token from the future
- * was made up, one from the past belongs to an older grant;</li>
+ * grant: a token from the future was made up. A token may be older than the acquisition:
+ * a grant passed on from a thread of the same JVM keeps counting from its own;</li>
  * <li>{@code duplicate-token}: two grants of one resource with one token;</li>
  * <li>{@code loss-untold}: two conflicting holds overlapped and the earlier one (the
  * lower token) was not told its lock was lost;</li>
@@ -120,10 +121,6 @@ final class LockLossChecker {
 		if (hold.token() > hold.grantedMicros()) {
 			violation("token-bound", "token ahead of the clock when the grant was in hand by "
 					+ (hold.token() - hold.grantedMicros()) + " µs: " + hold);
-		}
-		if (hold.token() < hold.callMicros()) {
-			violation("token-bound",
-					"token older than the acquisition by " + (hold.callMicros() - hold.token()) + " µs: " + hold);
 		}
 	}
 
