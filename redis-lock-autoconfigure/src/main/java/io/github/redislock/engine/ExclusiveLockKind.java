@@ -100,7 +100,7 @@ final class ExclusiveLockKind extends LockKind {
 	@SuppressWarnings("rawtypes")
 	@Nullable ScriptCall<List> checkCall(LockScripts scripts, LockLease lease) {
 		return ScriptCall.of(this.check, List.of(scripts.keys().lockKey(lease.key())),
-				granted(lease.owner(), lease.fencingToken()));
+				granted(lease.owner(), lease.fencingToken()), lease.owner());
 	}
 
 	/** The lock key's value as a grant writes it ({@code acquire.lua}). */

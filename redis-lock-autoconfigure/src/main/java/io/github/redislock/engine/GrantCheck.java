@@ -38,14 +38,6 @@ final class GrantCheck {
 
 	private long inFlightSentAt;
 
-	/**
-	 * The grant's release in Redis, once under way: completes with whether it found the
-	 * grant held. A check that Redis ran after it finds the grant gone, which tells
-	 * nothing of the holders before: the release answers for them. A check that ran
-	 * before it and found the grant gone means the release finds it gone too.
-	 */
-	private @Nullable CompletableFuture<Boolean> release;
-
 	GrantCheck(long grantToken) {
 		this.lastToken = grantToken;
 	}
@@ -96,26 +88,6 @@ final class GrantCheck {
 	synchronized void sent(CompletableFuture<Boolean> check, long sentAt) {
 		this.inFlight = check;
 		this.inFlightSentAt = sentAt;
-	}
-
-	/**
-	 * Record that the grant's release in Redis is about to be sent.
-	 * @return completed by the releasing thread with whether the release found the grant
-	 * held
-	 */
-	synchronized CompletableFuture<Boolean> releasing() {
-		if (this.release == null) {
-			this.release = new CompletableFuture<>();
-		}
-		return this.release;
-	}
-
-	/**
-	 * The grant's release, if it is under way: a check that finds the grant gone is
-	 * answered by the release instead.
-	 */
-	synchronized @Nullable CompletableFuture<Boolean> release() {
-		return this.release;
 	}
 
 	/** Record a check, sent at the given time, that found the grant held. */

@@ -254,11 +254,9 @@ final class HandOver {
 				return;
 			}
 			long state = ((Number) reply.get(0)).longValue();
-			CompletableFuture<Boolean> release = check.release();
-			if (state == 0 && release != null) {
-				// Released in Redis by a later holder of this JVM, before this check ran
-				// or after: that release tells whether the grant was held till then.
-				release.whenComplete((held, failure) -> answer.complete(failure == null && held));
+			if (state == 3) {
+				// Released in Redis by a later holder of this JVM: held until then.
+				answer.complete(true);
 				return;
 			}
 			if (state == 0) {

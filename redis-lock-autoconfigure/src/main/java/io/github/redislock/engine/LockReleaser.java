@@ -131,16 +131,13 @@ final class LockReleaser {
 			return;
 		}
 		leaveForRelease(hold, lease);
-		CompletableFuture<Boolean> answered = releasing(lease);
 		long outcome;
 		try {
 			outcome = releaseInRedis(kind, hold);
 		}
 		catch (RuntimeException ex) {
-			answered.complete(false);
 			throw releaseFailed(hold, lease, ex);
 		}
-		answered.complete(outcome >= 0 && !lease.isLost());
 		released(hold, lease, channel, outcome);
 	}
 
@@ -209,20 +206,9 @@ final class LockReleaser {
 		}
 	}
 
-	/**
-	 * Record that the grant's release is sent, for the checks of a grant that passed
-	 * between threads ({@link GrantCheck#releasing}).
-	 * @return to complete with whether the release found the grant held
-	 */
-	private static CompletableFuture<Boolean> releasing(LockLease lease) {
-		GrantCheck check = lease.check();
-		return (check != null) ? check.releasing() : new CompletableFuture<>();
-	}
-
 	private void sendRelease(LockHold hold, LockLease lease, String channel, Housekeeping housekeeping, long giveUpAt,
 			CompletableFuture<Void> done) {
 		LockKind kind = lease.kind();
-		CompletableFuture<Boolean> answered = releasing(lease);
 		CompletionStage<Long> answer;
 		try {
 			answer = this.scripts.executeAsync(kind.releaseCall(this.scripts, hold.key(), lease.owner(),
@@ -234,9 +220,7 @@ final class LockReleaser {
 		answer.whenComplete((reply, failure) -> {
 			try {
 				if (failure == null) {
-					long outcome = LockKind.releaseOutcome(reply);
-					answered.complete(outcome >= 0 && !lease.isLost());
-					released(hold, lease, channel, outcome);
+					released(hold, lease, channel, LockKind.releaseOutcome(reply));
 					done.complete(null);
 					return;
 				}
@@ -246,7 +230,6 @@ final class LockReleaser {
 							SlotMigration.RETRY_NANOS);
 					return;
 				}
-				answered.complete(false);
 				throw releaseFailed(hold, lease, ex);
 			}
 			catch (RuntimeException ex) {

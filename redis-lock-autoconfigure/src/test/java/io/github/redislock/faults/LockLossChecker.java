@@ -40,8 +40,6 @@ import io.github.redislock.faults.Nemesis.Fault;
  */
 final class LockLossChecker {
 
-	private static final int EXAMPLES = 8;
-
 	/** Slack for a lease that ends in Redis's milliseconds against tokens in micros. */
 	private static final long LAPSE_SLACK_MICROS = 2000;
 
@@ -209,22 +207,6 @@ final class LockLossChecker {
 			.append("checked strictly from ")
 			.append(this.settledMicros / 1000)
 			.toString();
-	}
-
-	/** The violations for a failure message: counts, and a few examples of each rule. */
-	static String describe(Map<String, List<String>> violations) {
-		StringBuilder description = new StringBuilder();
-		violations.forEach((rule, list) -> {
-			description.append(System.lineSeparator())
-				.append(rule)
-				.append(": ")
-				.append(list.size())
-				.append(" violation(s), for example:");
-			list.stream()
-				.limit(EXAMPLES)
-				.forEach((evidence) -> description.append(System.lineSeparator()).append("  ").append(evidence));
-		});
-		return description.toString();
 	}
 
 }

@@ -129,7 +129,7 @@ class LockLossNemesisTests {
 				.forEach((evidence) -> System.out.println("VIOLATION " + rule + ": " + evidence)));
 			assertThat(violations)
 				.as(() -> "Lock-loss nemesis run with " + reproduce + " found violations:"
-						+ LockLossChecker.describe(violations) + System.lineSeparator() + summary)
+						+ NemesisChecker.describe(violations) + System.lineSeparator() + summary)
 				.isEmpty();
 		}
 		finally {
