@@ -11,12 +11,12 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@code renew.lua}).
  *
  * <p>
- * The kind the engine is fastest at: a released hold passes to a waiting thread of this
- * JVM without a round trip, a waiter woken by another JVM's release is acquired for by
- * the thread that received the message, and, since those two would let one JVM keep the
- * lock for ever, this JVM yields it for a while after a release when a thread of another
- * JVM waits. Its release message is the releasing owner's token, so that a JVM tells its
- * own releases, whose local waiters the releasing thread wakes, from others'.
+ * The kind the engine is fastest at: a renewed grant passes to the next waiting thread of
+ * this JVM under the same grant while Redis confirms it ({@link HandOver},
+ * {@code check.lua}), and, since that would let one JVM keep the lock for ever, this JVM
+ * releases it through Redis and yields it for a while when a thread of another JVM waits.
+ * Its release message is the releasing owner's token, so that a JVM tells its own
+ * releases, whose local waiters the releasing thread wakes, from others'.
  *
  * <p>
  * Its whole state in Redis is its lock key ({@code lock-key.lua}): the holder, the
@@ -67,13 +67,6 @@ final class ExclusiveLockKind extends LockKind {
 		scripts.executeBySource(releaseCall(scripts, name, owner, 0, fence));
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * As {@link #release} returns it, the answer is 1 when a thread of another JVM was
-	 * refused the lock since it was granted (it waits), 0 when released otherwise or
-	 * released before by this same release, -1 when the owner did not hold the lock.
-	 */
 	/**
 	 * {@inheritDoc}
 	 * <p>

@@ -24,9 +24,11 @@ import io.github.redislock.LockMode;
  * {@link #giveBack}), and its keys and release channel;</li>
  * <li>the Java half of its release message: what a message of its own asks of the waiters
  * here ({@link #wakeUp});</li>
- * <li>whether this JVM yields the lock to others after releasing it ({@link #yields}),
- * and whether waiters wait in line in Redis ({@link #queues}), or else in arrival order
- * in this JVM ({@link ChannelWaiters});</li>
+ * <li>whether a renewed grant may pass between the threads of this JVM, and how Redis is
+ * asked whether it still holds it ({@link #passes}, {@link #checkCall}: the one question
+ * of the fast path, {@link HandOver}); whether this JVM yields the lock to others after
+ * releasing it ({@link #yields}); and whether waiters wait in line in Redis
+ * ({@link #queues}), or else in arrival order in this JVM ({@link ChannelWaiters});</li>
  * <li>how holds of its locks are keyed in this JVM ({@link HoldKey}), and the rules
  * between a thread's holds of one lock ({@link #holdKey}, {@link #admit}).</li>
  * </ul>
