@@ -27,11 +27,12 @@ import org.springframework.core.log.LogMessage;
  * ({@code check.lua}) sent at most {@link GrantCheck#WINDOW_NANOS} (5 ms) before that
  * found the grant held as granted and no thread of another JVM waiting. Once half the
  * window has passed, a pass or a release sends the next check without waiting for it, so
- * that a pass on a live grant does not wait; a release that finds the last check too old
- * while a thread waits asks and waits, and releases through Redis if that check fails. A
- * check that finds the grant gone marks it lost: from then on nobody is admitted on it.
- * One that fails or goes unanswered confirms nothing, so nobody is admitted on it either,
- * and is sent again for a holder waiting to be told.</li>
+ * that a pass on a live grant does not wait; holders that need a check sent after their
+ * release began share the one sent when the check in flight answers; a release that finds
+ * the last check too old while a thread waits asks and waits, and releases through Redis
+ * if that check fails. A check that finds the grant gone marks it lost: from then on
+ * nobody is admitted on it. One that fails or goes unanswered confirms nothing, so nobody
+ * is admitted on it either, and is sent again for a holder waiting to be told.</li>
  * <li><b>Every holder of a lost grant is told.</b> A holder that passed the lock returns
  * from its release only once a check sent after its release began found the grant held,
  * and otherwise throws {@code LockLostException}, as it does when no check could be
@@ -51,9 +52,10 @@ import org.springframework.core.log.LogMessage;
  * this JVM's line ({@link ChannelWaiters}) and only if that waiter asked for a renewed
  * lease, which is what the grant has; a first waiter with a fixed lease is woken to ask
  * Redis after a release there, so no waiter is skipped.</li>
- * <li><b>Other JVMs get their turn.</b> A check that finds a thread of another JVM
- * waiting ends the passing: the next release goes through Redis, and this JVM yields the
- * lock for a while ({@link ReleaseSubscriptions#releasedHere}).</li>
+ * <li><b>Other JVMs get their turn.</b> Once a check finds a thread of another JVM
+ * waiting, the grant passes {@link GrantCheck#PASSES_WHILE_OTHERS_WAIT} (16) more times
+ * at most; then the release goes through Redis, and this JVM yields the lock for a while
+ * ({@link ReleaseSubscriptions#releasedHere}).</li>
  * </ul>
  * The fault test {@code LockLossNemesisTests} and {@code FastPathSafetyTests} watch these
  * rules: tokens in grant order and below the server's {@code TIME}, and no holder of a
@@ -109,7 +111,7 @@ final class HandOver {
 		}
 		long now = System.nanoTime();
 		if (!check.isFresh(now)) {
-			if (check.othersWait() || !Boolean.TRUE.equals(answer(hold.lease(), releasedAt))) {
+			if (check.yieldsToOthers() || !Boolean.TRUE.equals(answer(hold.lease(), releasedAt))) {
 				return false;
 			}
 			now = System.nanoTime();
@@ -233,11 +235,31 @@ final class HandOver {
 			if (inFlight != null) {
 				return inFlight;
 			}
+			CompletableFuture<Boolean> queued = check.queueBehindInFlight();
+			if (queued != null) {
+				// Sent once the check in flight answers, later than the caller asked.
+				return queued;
+			}
 			sentAt = System.nanoTime();
 			check.sent(answer, sentAt);
 		}
 		send(lease, check, sentAt, answer);
 		return answer;
+	}
+
+	/** Send the check queued behind the one that just answered, if any. */
+	private void sendQueued(LockLease lease, GrantCheck check) {
+		CompletableFuture<Boolean> next;
+		long sentAt;
+		synchronized (check) {
+			next = check.takeQueued();
+			if (next == null) {
+				return;
+			}
+			sentAt = System.nanoTime();
+			check.sent(next, sentAt);
+		}
+		send(lease, check, sentAt, next);
 	}
 
 	@SuppressWarnings("rawtypes")
@@ -247,6 +269,7 @@ final class HandOver {
 			answer.complete(!lease.isLost());
 			return;
 		}
+		answer.whenComplete((held, failure) -> sendQueued(lease, check));
 		this.scripts.executeAsync(call, this.housekeeping::execute).whenComplete((reply, ex) -> {
 			if (ex != null || reply == null || reply.size() < 3) {
 				answer.completeExceptionally((ex != null) ? ScriptCommands.unwrap(ex)
