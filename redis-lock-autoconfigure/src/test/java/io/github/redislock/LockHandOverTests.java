@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * starve waiters of other JVMs.
  */
 @RedisTest
-class LockHandoffTests {
+class LockHandOverTests {
 
 	private static final LockRequest LONG_WAIT = LockRequest.of("hot").waitTime(Duration.ofSeconds(20));
 
@@ -34,7 +34,7 @@ class LockHandoffTests {
 
 	@BeforeEach
 	void setUp(RedisServer server) {
-		this.nodes = new TwoNodes(server, "lock-handoff-tests");
+		this.nodes = new TwoNodes(server, "lock-hand-over-tests");
 	}
 
 	@AfterEach
