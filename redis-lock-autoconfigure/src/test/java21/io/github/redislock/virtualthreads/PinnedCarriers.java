@@ -21,6 +21,13 @@ import jdk.jfr.consumer.RecordingFile;
  * <p>
  * The recording is dumped and read back once stopped, rather than streamed, so that every
  * event of the run is counted, however late JFR flushes it.
+ * <p>
+ * A virtual thread that loads a class blocks pinned while another thread loads the same
+ * class (the JDK's class loading lock is taken beneath a native frame): that happens once
+ * per class, wherever the first use of a class falls (Netty loads one only when a
+ * connection's buffer first fills, which a warm-up run need not reach), and says nothing
+ * about how the library waits, so those events are left out. Class initializers are not:
+ * a virtual thread that parks in one stays pinned for as long as it parks.
  */
 final class PinnedCarriers implements AutoCloseable {
 
@@ -56,6 +63,7 @@ final class PinnedCarriers implements AutoCloseable {
 				return RecordingFile.readAllEvents(file)
 					.stream()
 					.filter((event) -> event.getEventType().getName().equals(EVENT))
+					.filter((event) -> !loadsAClass(event))
 					.map(PinnedCarriers::describe)
 					.toList();
 			}
@@ -71,6 +79,14 @@ final class PinnedCarriers implements AutoCloseable {
 	@Override
 	public void close() {
 		this.recording.close();
+	}
+
+	private static boolean loadsAClass(RecordedEvent event) {
+		return event.getStackTrace() != null && event.getStackTrace()
+			.getFrames()
+			.stream()
+			.anyMatch((frame) -> frame.getMethod().getType().getName().equals(ClassLoader.class.getName())
+					&& frame.getMethod().getName().equals("loadClass"));
 	}
 
 	private static String describe(RecordedEvent event) {
