@@ -35,16 +35,16 @@ final class BackgroundReleases {
 
 	private final LockScripts scripts;
 
-	private final ReleaseSubscriptions subscriptions;
+	private final LocalLocks locks;
 
 	private final Housekeeping housekeeping;
 
 	/** Releases whose last attempt failed and that are tried again. */
 	private final AtomicInteger retrying = new AtomicInteger();
 
-	BackgroundReleases(LockScripts scripts, ReleaseSubscriptions subscriptions, Housekeeping housekeeping) {
+	BackgroundReleases(LockScripts scripts, LocalLocks locks, Housekeeping housekeeping) {
 		this.scripts = scripts;
-		this.subscriptions = subscriptions;
+		this.locks = locks;
 		this.housekeeping = housekeeping;
 	}
 
@@ -126,7 +126,7 @@ final class BackgroundReleases {
 		if (kind.yields()) {
 			// Its message names an owner of this JVM, which wakes no local waiter by
 			// itself.
-			this.subscriptions.releasedHere(kind.channel(this.scripts.keys(), key), false, 0);
+			this.locks.wakeOne(this.locks.channel(kind, key));
 		}
 	}
 

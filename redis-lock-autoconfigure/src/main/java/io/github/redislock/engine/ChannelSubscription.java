@@ -39,6 +39,9 @@ final class ChannelSubscription {
 
 	private boolean confirmed;
 
+	/** Whether a subscribe was sent since the last unsubscribe. */
+	private boolean asked;
+
 	/** The subscribe in flight, or {@code null}. */
 	private @Nullable CompletableFuture<Void> pending;
 
@@ -57,6 +60,7 @@ final class ChannelSubscription {
 			}
 			answer = new CompletableFuture<>();
 			this.pending = answer;
+			this.asked = true;
 		}
 		// Sent with no lock held: the Redis client may meanwhile complete other commands
 		// on its own threads, whose callbacks come here.
@@ -92,6 +96,7 @@ final class ChannelSubscription {
 	/** Redis confirmed the subscription. */
 	synchronized void confirmed() {
 		this.confirmed = true;
+		this.asked = true;
 	}
 
 	/**
@@ -110,7 +115,10 @@ final class ChannelSubscription {
 
 	/** Send the unsubscribe, as the channel is given up; waits for nothing. */
 	void unsubscribe(ReleaseSubscriber subscriber, String channel) {
-		reset();
+		synchronized (this) {
+			reset();
+			this.asked = false;
+		}
 		subscriber.unsubscribe(channel);
 	}
 
@@ -121,6 +129,14 @@ final class ChannelSubscription {
 	/** Whether it is neither subscribed nor being subscribed. */
 	synchronized boolean isIdle() {
 		return !this.confirmed && this.pending == null;
+	}
+
+	/**
+	 * Whether Redis was never asked to subscribe since the last unsubscribe, so nothing
+	 * needs unsubscribing: a subscribe that failed may have reached Redis all the same.
+	 */
+	synchronized boolean isNeverAsked() {
+		return !this.asked;
 	}
 
 }

@@ -96,10 +96,10 @@ final class EngineShutdown {
 	 * grace for holders to finish, release what is still held, and wait a little for
 	 * waiters and releases still in a Redis command.
 	 */
-	void run(Duration grace, LocalHolds holds, ReleaseSubscriptions subscriptions, LockReleaser releaser) {
+	void run(Duration grace, LocalLocks locks, ReleaseSubscriptions subscriptions, LockReleaser releaser) {
 		subscriptions.wakeAll();
-		await(() -> !anyHeld(holds) && releaser.releasesInFlight() == 0 && subscriptions.waiterCount() == 0, grace);
-		releaseRemaining(grace, holds, releaser);
+		await(() -> !anyHeld(locks) && releaser.releasesInFlight() == 0 && subscriptions.waiterCount() == 0, grace);
+		releaseRemaining(grace, locks, releaser);
 		// Waiters still in a Redis command leave once it answers, and releases under way
 		// end: both need the connection.
 		await(() -> subscriptions.waiterCount() == 0 && releaser.releasesInFlight() == 0, WAITERS_LEAVE);
@@ -109,8 +109,8 @@ final class EngineShutdown {
 	 * Whether a hold is still held: one whose lock was found lost protects nothing, so
 	 * the shutdown does not wait for its holder to notice.
 	 */
-	private static boolean anyHeld(LocalHolds holds) {
-		for (LockHold hold : holds.all()) {
+	private static boolean anyHeld(LocalLocks locks) {
+		for (LockHold hold : locks.holds()) {
 			if (hold.isHeld() && !hold.isReleased()) {
 				return true;
 			}
@@ -123,8 +123,8 @@ final class EngineShutdown {
 	 * is released too, quietly: its lease may yet be alive in Redis when only this JVM's
 	 * estimate of it passed.
 	 */
-	private static void releaseRemaining(Duration grace, LocalHolds holds, LockReleaser releaser) {
-		List<LockHold> remaining = List.copyOf(holds.all());
+	private static void releaseRemaining(Duration grace, LocalLocks locks, LockReleaser releaser) {
+		List<LockHold> remaining = List.copyOf(locks.holds());
 		Set<LockHold> held = Collections.newSetFromMap(new IdentityHashMap<>());
 		for (LockHold hold : remaining) {
 			if (hold.isHeld() && !hold.isReleased()) {

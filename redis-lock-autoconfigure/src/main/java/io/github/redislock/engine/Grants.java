@@ -10,7 +10,7 @@ import io.github.redislock.LockObserver;
 
 /**
  * Records a grant from Redis as the hold of a thread of this JVM: its lease, its hold in
- * {@link LocalHolds}, and its renewal by the watchdog. Called by the thread that asked,
+ * {@link LocalLocks}, and its renewal by the watchdog. Called by the thread that asked,
  * or by the Redis client's thread for a pending acquisition.
  *
  * <p>
@@ -26,14 +26,14 @@ final class Grants {
 
 	private static final Log logger = LogFactory.getLog(Grants.class);
 
-	private final LocalHolds holds;
+	private final LocalLocks locks;
 
 	private final LockWatchdog watchdog;
 
 	private final @Nullable LockObserver observer;
 
-	Grants(LocalHolds holds, LockWatchdog watchdog, @Nullable LockObserver observer) {
-		this.holds = holds;
+	Grants(LocalLocks locks, LockWatchdog watchdog, @Nullable LockObserver observer) {
+		this.locks = locks;
 		this.watchdog = watchdog;
 		this.observer = observer;
 	}
@@ -49,7 +49,7 @@ final class Grants {
 				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
 		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null);
 		lease.heldBy(hold);
-		LockHold replaced = this.holds.granted(hold);
+		LockHold replaced = this.locks.granted(hold);
 		if (replaced != null && replaced.lease() != lease && !replaced.isReleased()) {
 			lostToGrant(replaced);
 		}

@@ -49,9 +49,9 @@ import org.springframework.core.log.LogMessage;
  * issued when it was given. The release through Redis keeps the last token in the
  * tombstone, for a server clock stepped back.</li>
  * <li><b>In arrival order, whatever the lease.</b> The grant goes to the first waiter of
- * this JVM's line ({@link ChannelWaiters}) and only if that waiter asked for a renewed
- * lease, which is what the grant has; a first waiter with a fixed lease is woken to ask
- * Redis after a release there, so no waiter is skipped.</li>
+ * this JVM's line ({@link LocalLock}) and only if that waiter asked for a renewed lease,
+ * which is what the grant has; a first waiter with a fixed lease is woken to ask Redis
+ * after a release there, so no waiter is skipped.</li>
  * <li><b>Other JVMs get their turn.</b> Once a check finds a thread of another JVM
  * waiting, the grant passes {@link GrantCheck#PASSES_WHILE_OTHERS_WAIT} (16) more times
  * at most; then the release goes through Redis, and this JVM yields the lock for a while
@@ -72,9 +72,7 @@ final class HandOver {
 
 	private final LockScripts scripts;
 
-	private final LocalHolds holds;
-
-	private final ReleaseSubscriptions subscriptions;
+	private final LocalLocks locks;
 
 	private final LockWatchdog watchdog;
 
@@ -82,11 +80,10 @@ final class HandOver {
 
 	private final Housekeeping housekeeping;
 
-	HandOver(LockScripts scripts, LocalHolds holds, ReleaseSubscriptions subscriptions, LockWatchdog watchdog,
-			LeaseEvents events, Housekeeping housekeeping) {
+	HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, LeaseEvents events,
+			Housekeeping housekeeping) {
 		this.scripts = scripts;
-		this.holds = holds;
-		this.subscriptions = subscriptions;
+		this.locks = locks;
 		this.watchdog = watchdog;
 		this.events = events;
 		this.housekeeping = housekeeping;
@@ -106,7 +103,8 @@ final class HandOver {
 	 */
 	boolean pass(LockHold hold, String channel, long releasedAt) {
 		GrantCheck check = hold.lease().check();
-		if (check == null || !this.subscriptions.firstTakesHandOver(channel)) {
+		LocalLock lock = this.locks.find(channel);
+		if (check == null || lock == null || !lock.firstTakesHandOver()) {
 			return false;
 		}
 		long now = System.nanoTime();
@@ -120,7 +118,7 @@ final class HandOver {
 			checkSince(hold.lease(), now);
 		}
 		long at = now;
-		return this.subscriptions.passTo(channel, (waiter) -> successor(hold, check, waiter, at));
+		return lock.passTo(hold, (waiter) -> successor(hold, check, waiter, at));
 	}
 
 	/**
@@ -130,15 +128,16 @@ final class HandOver {
 	 */
 	boolean passWithoutWaiting(LockHold hold, String channel) {
 		GrantCheck check = hold.lease().check();
-		if (check == null) {
+		LocalLock lock = this.locks.find(channel);
+		if (check == null || lock == null) {
 			return false;
 		}
 		long now = System.nanoTime();
 		if (check.shouldAskAhead(now)) {
 			checkSince(hold.lease(), now);
 		}
-		return check.isFresh(now) && this.subscriptions.firstTakesHandOver(channel)
-				&& this.subscriptions.passTo(channel, (waiter) -> successor(hold, check, waiter, now));
+		return check.isFresh(now) && lock.firstTakesHandOver()
+				&& lock.passTo(hold, (waiter) -> successor(hold, check, waiter, now));
 	}
 
 	/**
@@ -300,10 +299,6 @@ final class HandOver {
 			return null;
 		}
 		LockHold next = new LockHold(released.lease(), token, waiter.reentrantThread());
-		if (!this.holds.handedOver(released, next)) {
-			// Redis granted the lock to another owner of this JVM: this grant had ended.
-			return null;
-		}
 		released.lease().heldBy(next);
 		return next;
 	}

@@ -36,9 +36,7 @@ final class LockAcquirer {
 
 	private final LockScripts scripts;
 
-	private final LocalHolds holds;
-
-	private final ReleaseSubscriptions subscriptions;
+	private final LocalLocks locks;
 
 	private final AcquireAttempts attempts;
 
@@ -48,15 +46,13 @@ final class LockAcquirer {
 
 	private final EngineShutdown shutdown;
 
-	LockAcquirer(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalHolds holds,
-			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockWaiting waiting,
-			@Nullable LockObserver observer, EngineShutdown shutdown) {
+	LockAcquirer(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
+			AcquireAttempts attempts, LockWaiting waiting, @Nullable LockObserver observer, EngineShutdown shutdown) {
 		this.shutdown = shutdown;
 		this.options = options;
 		this.tokens = tokens;
 		this.scripts = scripts;
-		this.holds = holds;
-		this.subscriptions = subscriptions;
+		this.locks = locks;
 		this.attempts = attempts;
 		this.waiting = waiting;
 		this.observer = observer;
@@ -77,17 +73,17 @@ final class LockAcquirer {
 			// once, without a command sent for an acquisition nobody would use.
 			throw new LockInterruptedException(key, new InterruptedException("Interrupted before acquiring"));
 		}
-		LockHold current = this.holds.ofThread(kind, key);
-		if (reentrant && LocalHolds.isOwnedByThisThread(current) && reenter(current)) {
+		LockHold current = this.locks.ofThisThread(kind, key);
+		if (reentrant && current != null && reenter(current)) {
 			return current;
 		}
-		String covering = kind.admit(this.holds, key);
+		String covering = kind.admit(this.locks, key);
 		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
 				Durations.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
 				reentrant, System.nanoTime() + Durations.nanos(waitTime), covering, true);
 		LockObserver observer = this.observer;
-		return (observer != null) ? acquireObserved(observer, acquisition, name, current, waitTime)
-				: acquire(acquisition, current, waitTime);
+		return (observer != null) ? acquireObserved(observer, acquisition, name, waitTime)
+				: acquire(acquisition, waitTime);
 	}
 
 	/**
@@ -125,9 +121,9 @@ final class LockAcquirer {
 		return hold.tryReenter();
 	}
 
-	private @Nullable LockHold acquire(Acquisition acquisition, @Nullable LockHold current, Duration waitTime) {
+	private @Nullable LockHold acquire(Acquisition acquisition, Duration waitTime) {
 		try {
-			return acquireOrWait(acquisition, current, waitTime);
+			return acquireOrWait(acquisition, waitTime);
 		}
 		catch (LockAccessException ex) {
 			// A thread past the first check while the engine shuts down
@@ -136,10 +132,9 @@ final class LockAcquirer {
 		}
 	}
 
-	private @Nullable LockHold acquireOrWait(Acquisition acquisition, @Nullable LockHold current, Duration waitTime) {
+	private @Nullable LockHold acquireOrWait(Acquisition acquisition, Duration waitTime) {
 		LockHold hold = null;
-		LockKind kind = acquisition.kind();
-		if (waitTime.isZero() || !waitsHere(kind, acquisition.key(), current)) {
+		if (waitTime.isZero() || !waitsHere(acquisition)) {
 			hold = this.attempts.tryOnce(acquisition.withoutQueueing()).hold();
 		}
 		if (hold == null && !waitTime.isZero()) {
@@ -149,27 +144,22 @@ final class LockAcquirer {
 	}
 
 	/**
-	 * Whether an acquisition that may wait skips its first attempt: another thread of
-	 * this JVM holds the lock, which surely excludes it, or waits for it ahead of it
-	 * ({@link ChannelWaiters}), for a kind whose waiters take no place in line in Redis;
-	 * or this JVM yields the lock to other JVMs.
+	 * Whether an acquisition that may wait skips its first attempt
+	 * ({@link LocalLock#skipsFirstAttempt}).
 	 */
-	private boolean waitsHere(LockKind kind, String key, @Nullable LockHold current) {
-		String channel = kind.channel(this.scripts.keys(), key);
-		if (!kind.queues() && (LocalHolds.isHeldByAnotherThread(current) || this.subscriptions.hasQueued(channel))) {
-			return true;
-		}
-		return kind.yields() && this.subscriptions.yieldingNanos(channel) > 0;
+	private boolean waitsHere(Acquisition acquisition) {
+		LocalLock lock = this.locks.find(acquisition.kind(), acquisition.key());
+		return lock != null && lock.skipsFirstAttempt(acquisition.kind(), acquisition.key(), Thread.currentThread());
 	}
 
 	private @Nullable LockHold acquireObserved(LockObserver observer, Acquisition acquisition, @Nullable String name,
-			@Nullable LockHold current, Duration waitTime) {
+			Duration waitTime) {
 		String key = acquisition.key();
 		long startedAt = System.nanoTime();
 		Object context = observer.acquireStarted(key, name);
 		LockHold hold;
 		try {
-			hold = acquire(acquisition, current, waitTime);
+			hold = acquire(acquisition, waitTime);
 		}
 		catch (RuntimeException ex) {
 			AcquireOutcome outcome = (ex instanceof LockInterruptedException) ? AcquireOutcome.INTERRUPTED

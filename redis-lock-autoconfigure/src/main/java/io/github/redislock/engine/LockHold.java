@@ -20,6 +20,8 @@ final class LockHold {
 	/** The thread that may re-enter, or {@code null} when none may. */
 	private final @Nullable Thread ownerThread;
 
+	private final HoldKey holdKey;
+
 	private final long acquiredAtMillis = System.currentTimeMillis();
 
 	private final long acquiredAtNanos = System.nanoTime();
@@ -36,6 +38,7 @@ final class LockHold {
 		this.lease = lease;
 		this.fencingToken = fencingToken;
 		this.ownerThread = ownerThread;
+		this.holdKey = lease.kind().holdKey(lease, ownerThread);
 	}
 
 	LockLease lease() {
@@ -47,7 +50,7 @@ final class LockHold {
 	 * {@link LockKind#holdKey(LockLease, Thread)}.
 	 */
 	HoldKey holdKey() {
-		return this.lease.kind().holdKey(this.lease, this.ownerThread);
+		return this.holdKey;
 	}
 
 	String key() {

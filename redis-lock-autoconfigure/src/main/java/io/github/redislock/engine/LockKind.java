@@ -28,7 +28,7 @@ import io.github.redislock.LockMode;
  * asked whether it still holds it ({@link #passes}, {@link #checkCall}: the one question
  * of the fast path, {@link HandOver}); whether this JVM yields the lock to others after
  * releasing it ({@link #yields}); and whether waiters wait in line in Redis
- * ({@link #queues}), or else in arrival order in this JVM ({@link ChannelWaiters});</li>
+ * ({@link #queues}), or else in arrival order in this JVM ({@link LocalLock});</li>
  * <li>how holds of its locks are keyed in this JVM ({@link HoldKey}), and the rules
  * between a thread's holds of one lock ({@link #holdKey}, {@link #admit}).</li>
  * </ul>
@@ -302,7 +302,7 @@ abstract class LockKind {
 	 * @throws IllegalStateException when the calling thread's holds rule the acquisition
 	 * out
 	 */
-	String admit(LocalHolds holds, String name) {
+	String admit(LocalLocks locks, String name) {
 		return "";
 	}
 

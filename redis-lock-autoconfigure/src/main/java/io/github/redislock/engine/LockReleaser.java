@@ -26,7 +26,7 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  * ({@link HandOver}), or else in Redis.
  *
  * <p>
- * Ordering: the hold leaves {@link LocalHolds} and the watchdog before the release script
+ * Ordering: the hold leaves {@link LocalLocks} and the watchdog before the release script
  * runs, so that a renewal answered meanwhile, which finds the key gone, is not taken for
  * a loss. A release whose answer is lost is given back in the background
  * ({@link BackgroundReleases}) for the rest of the lease. A release refused during a
@@ -57,11 +57,9 @@ final class LockReleaser {
 
 	private final LockScripts scripts;
 
-	private final LocalHolds holds;
+	private final LocalLocks locks;
 
 	private final LockWatchdog watchdog;
-
-	private final ReleaseSubscriptions subscriptions;
 
 	private final BackgroundReleases backgroundReleases;
 
@@ -71,13 +69,12 @@ final class LockReleaser {
 
 	private final AtomicInteger releasing = new AtomicInteger();
 
-	LockReleaser(LockScripts scripts, LocalHolds holds, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
-			BackgroundReleases backgroundReleases, HandOver handOver, @Nullable LockObserver observer) {
+	LockReleaser(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, BackgroundReleases backgroundReleases,
+			HandOver handOver, @Nullable LockObserver observer) {
 		this.handOver = handOver;
 		this.scripts = scripts;
-		this.holds = holds;
+		this.locks = locks;
 		this.watchdog = watchdog;
-		this.subscriptions = subscriptions;
 		this.backgroundReleases = backgroundReleases;
 		this.observer = observer;
 	}
@@ -111,7 +108,7 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Number of releases under way: the hold has left {@link LocalHolds} but the script
+	 * Number of releases under way: the hold has left {@link LocalLocks} but the script
 	 * may not have answered yet, so a shutdown must not close the connection.
 	 */
 	int releasesInFlight() {
@@ -243,7 +240,7 @@ final class LockReleaser {
 	 * release script runs.
 	 */
 	private void leaveForRelease(LockHold hold, LockLease lease) {
-		this.holds.released(hold);
+		this.locks.released(hold);
 		this.watchdog.unwatch(lease);
 	}
 
@@ -266,17 +263,15 @@ final class LockReleaser {
 	 * @throws LockLostException when the lock was lost while held
 	 */
 	private void released(LockHold hold, LockLease lease, String channel, long outcome) {
-		LockKind kind = lease.kind();
-		if (kind.yields()) {
-			// Found lost, the lock may be free: a local waiter asks at once either way.
-			this.subscriptions.releasedHere(channel, outcome > 0, YIELD_NANOS);
+		// For a kind that yields, this JVM's own release message wakes nobody here; for
+		// the others, it wakes the waiters it names, and those of this JVM of another
+		// kind sharing the key (a fair lock's release and an exclusive waiter) only
+		// through another JVM. So one local waiter asks at once, or when the yield to
+		// other JVMs ends; for a lock found lost, which may be free, too.
+		if (lease.kind().yields() && outcome > 0) {
+			this.locks.yieldFor(channel, YIELD_NANOS);
 		}
-		else {
-			// The release message wakes the waiters it names, and those of this JVM
-			// of another kind sharing the key (a fair lock's release and an exclusive
-			// waiter) only through another JVM: one asks at once.
-			this.subscriptions.wakeOne(channel);
-		}
+		this.locks.wakeOne(channel);
 		if (outcome < 0 || lease.isLost()) {
 			boolean found = lease.markLost();
 			LockLostException lost = hold.lostException();
@@ -306,7 +301,7 @@ final class LockReleaser {
 			if (!lease.revoke()) {
 				continue;
 			}
-			this.holds.released(hold);
+			this.locks.released(hold);
 			this.watchdog.unwatch(lease);
 			if (this.observer != null && !hold.isReleased()) {
 				// A vacant hold has no holder to tell.

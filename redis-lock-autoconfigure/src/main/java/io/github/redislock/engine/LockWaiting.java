@@ -22,12 +22,13 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
  * The waiter joins its channel, subscribed, before it tries again, so that no release
  * between its last refusal and its sleep goes unheard. Each round, for a kind whose
  * waiters take no place in line in Redis, it waits for its turn among this JVM's waiters
- * ({@link ChannelWaiters}) and, while another thread of this JVM holds the lock, for that
- * thread's release, without a round trip; while this JVM yields the lock to other JVMs it
- * sleeps too; else it tries Redis. It sleeps until woken, until the holder's lease would
- * end, or, for a kind that queues, until its place in line needs renewing. Leaving having
- * got nothing, it leaves its line at once rather than let those behind it wait for its
- * entry's deadline.
+ * and, while another thread of this JVM holds the lock, for that thread's release,
+ * without a round trip; while this JVM yields the lock to other JVMs it sleeps too; else
+ * it tries Redis: the next step is the lock's to decide
+ * ({@link LocalLock#sleepBeforeAsking}), for this driver and {@link PendingAcquisition}
+ * alike. It sleeps until woken, until the holder's lease would end, or, for a kind that
+ * queues, until its place in line needs renewing. Leaving having got nothing, it leaves
+ * its line at once rather than let those behind it wait for its entry's deadline.
  *
  * @author redis-lock
  */
@@ -43,7 +44,7 @@ final class LockWaiting {
 
 	private final LockScripts scripts;
 
-	private final LocalHolds holds;
+	private final LocalLocks locks;
 
 	private final ReleaseSubscriptions subscriptions;
 
@@ -53,12 +54,12 @@ final class LockWaiting {
 
 	private final EngineShutdown shutdown;
 
-	LockWaiting(LockScripts scripts, LocalHolds holds, ReleaseSubscriptions subscriptions, AcquireAttempts attempts,
+	LockWaiting(LockScripts scripts, LocalLocks locks, ReleaseSubscriptions subscriptions, AcquireAttempts attempts,
 			LockReleaser releaser, EngineShutdown shutdown) {
 		this.releaser = releaser;
 		this.shutdown = shutdown;
 		this.scripts = scripts;
-		this.holds = holds;
+		this.locks = locks;
 		this.subscriptions = subscriptions;
 		this.attempts = attempts;
 	}
@@ -72,48 +73,33 @@ final class LockWaiting {
 	 */
 	@Nullable LockHold await(Acquisition acquisition) {
 		LockKind kind = acquisition.kind();
-		String channel = kind.channel(this.scripts.keys(), acquisition.key());
-		boolean orderedHere = !kind.queues();
-		Waiter waiter;
+		String key = acquisition.key();
+		Waiter waiter = new Waiter(Thread.currentThread(), acquisition.owner(), !kind.queues(),
+				kind.passes() && acquisition.renewed(), acquisition.reentrant());
+		LocalLock lock;
 		try {
-			waiter = this.subscriptions.join(channel, acquisition.owner(), orderedHere,
-					kind.passes() && acquisition.renewed(), acquisition.reentrant());
+			lock = this.subscriptions.join(this.locks.channel(kind, key), waiter);
 		}
 		catch (RedisCommandInterruptedException ex) {
-			throw new LockInterruptedException(acquisition.key(),
+			throw new LockInterruptedException(key,
 					new InterruptedException("Interrupted while subscribing to the lock's releases"));
 		}
 		catch (RuntimeException ex) {
-			throw new LockAccessException(acquisition.key(), "wait for", ex);
+			throw new LockAccessException(key, "wait for", ex);
 		}
 		boolean woken = false;
 		LockHold hold = null;
 		try {
 			while (true) {
 				// Before a passed hold is taken: the leaving waiter releases it, so that
-				// a
-				// shutdown wakes every waiter with the same answer.
-				this.shutdown.check(acquisition.key());
+				// a shutdown wakes every waiter with the same answer.
+				this.shutdown.check(key);
 				hold = waiter.takeHandOver();
 				if (hold != null) {
 					return hold;
 				}
-				long sleepNanos;
-				LockHold local = orderedHere ? this.holds.ofThread(kind, acquisition.key()) : null;
-				long yielding = kind.yields() ? this.subscriptions.yieldingNanos(channel) : 0;
-				if (orderedHere && !woken && !this.subscriptions.isFirst(channel, waiter)) {
-					// Not its turn: the waiter ahead of it, once done, wakes it.
-					sleepNanos = Long.MAX_VALUE;
-				}
-				else if (!woken && LocalHolds.isHeldByAnotherThread(local)) {
-					// Its release wakes a queued waiter. A waiter woken asks Redis: a
-					// message from another JVM means Redis no longer counts that holder.
-					sleepNanos = local.lease().expiresAtNanos() - System.nanoTime();
-				}
-				else if (yielding > 0) {
-					sleepNanos = yielding;
-				}
-				else {
+				long sleepNanos = lock.sleepBeforeAsking(waiter, woken, kind, key, Thread.currentThread());
+				if (sleepNanos == 0) {
 					Outcome outcome = this.attempts.tryOnce(acquisition);
 					hold = outcome.hold();
 					if (hold != null) {
@@ -125,19 +111,15 @@ final class LockWaiting {
 				if (remaining <= 0) {
 					return null;
 				}
-				if (kind.queues()) {
-					// Wake in time to renew the place in line.
-					sleepNanos = Math.min(sleepNanos, LINE_RENEW_NANOS);
-				}
-				woken = waiter.await(Math.min(remaining, Math.max(sleepNanos, 1_000_000)));
+				woken = waiter.await(Math.min(remaining, sleepNanos(kind, sleepNanos)));
 			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new LockInterruptedException(acquisition.key(), ex);
+			throw new LockInterruptedException(key, ex);
 		}
 		finally {
-			this.subscriptions.leave(channel, waiter, hold != null);
+			lock.remove(waiter, hold != null);
 			LockHold late = waiter.takeHandOver();
 			if (late != null) {
 				// Passed to this waiter as it gave up: pass it on rather than drop it.
@@ -147,6 +129,16 @@ final class LockWaiting {
 				leaveLine(acquisition);
 			}
 		}
+	}
+
+	/**
+	 * How long a waiter sleeps, at least a millisecond, and for a kind that queues no
+	 * longer than its place in line lasts unrenewed; shared with
+	 * {@link PendingAcquisition}.
+	 */
+	static long sleepNanos(LockKind kind, long sleepNanos) {
+		long nanos = kind.queues() ? Math.min(sleepNanos, LINE_RENEW_NANOS) : sleepNanos;
+		return Math.max(nanos, 1_000_000);
 	}
 
 	private void leaveLine(Acquisition acquisition) {

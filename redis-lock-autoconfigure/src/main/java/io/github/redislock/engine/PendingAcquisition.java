@@ -63,9 +63,6 @@ final class PendingAcquisition {
 
 	private static final Log logger = LogFactory.getLog(PendingAcquisition.class);
 
-	/** How often a waiter in line renews its place, as in {@link LockWaiting}. */
-	private static final long LINE_RENEW_NANOS = TimeUnit.MILLISECONDS.toNanos(Acquisition.LINE_LEASE_MILLIS / 3);
-
 	private final PendingAcquisitions engine;
 
 	private final Acquisition acquisition;
@@ -88,6 +85,9 @@ final class PendingAcquisition {
 	/** The queued waiter, taken by whoever leaves the channel. */
 	private final AtomicReference<@Nullable Waiter> waiter = new AtomicReference<>();
 
+	/** The lock the waiter queued in, once it did. */
+	private volatile @Nullable LocalLock lock;
+
 	private volatile boolean joined;
 
 	private volatile @Nullable ScheduledFuture<?> timer;
@@ -100,7 +100,7 @@ final class PendingAcquisition {
 			Function<LockHold, LockHandle> handles, CompletableFuture<@Nullable LockHandle> result) {
 		this.engine = engine;
 		this.acquisition = acquisition;
-		this.channel = acquisition.kind().channel(engine.scripts().keys(), acquisition.key());
+		this.channel = engine.locks().channel(acquisition.kind(), acquisition.key());
 		this.waits = waits;
 		this.name = name;
 		this.handles = handles;
@@ -143,17 +143,12 @@ final class PendingAcquisition {
 	}
 
 	/**
-	 * Whether the first attempt is skipped, as {@link LockAcquirer} skips it: the lock is
-	 * held by another owner of this JVM or waited for by one ahead, for a kind whose
-	 * waiters take no place in line in Redis, or this JVM yields it to other JVMs.
+	 * Whether the first attempt is skipped, as {@link LockAcquirer} skips it
+	 * ({@link LocalLock#skipsFirstAttempt}).
 	 */
 	private boolean waitsHere() {
-		LockKind kind = this.acquisition.kind();
-		if (!kind.queues() && (LocalHolds.isHeld(this.engine.holds().ofLock(kind, this.acquisition.key()))
-				|| this.engine.subscriptions().hasQueued(this.channel))) {
-			return true;
-		}
-		return kind.yields() && this.engine.subscriptions().yieldingNanos(this.channel) > 0;
+		LocalLock local = this.engine.locks().find(this.channel);
+		return local != null && local.skipsFirstAttempt(this.acquisition.kind(), this.acquisition.key(), null);
 	}
 
 	private void afterFirstAttempt(@Nullable LockHold hold) {
@@ -166,12 +161,13 @@ final class PendingAcquisition {
 				kind.passes() && this.acquisition.renewed());
 		this.engine.subscriptions()
 			.joinAsync(this.channel, queued, this.engine.background())
-			.whenComplete((joinedWaiter, ex) -> {
+			.whenComplete((joined, ex) -> {
 				if (ex != null) {
 					end(null, new LockAccessException(this.acquisition.key(), "wait for", ScriptCommands.unwrap(ex)));
 					return;
 				}
-				this.waiter.set(joinedWaiter);
+				this.lock = joined;
+				this.waiter.set(queued);
 				this.joined = true;
 				if (this.ended.get()) {
 					// Cancelled while joining: end() found no waiter to take out.
@@ -216,21 +212,11 @@ final class PendingAcquisition {
 			roundEnded(seen);
 			return;
 		}
-		LockKind kind = this.acquisition.kind();
-		boolean orderedHere = !kind.queues();
-		LockHold local = orderedHere ? this.engine.holds().ofLock(kind, key) : null;
-		long yielding = kind.yields() ? this.engine.subscriptions().yieldingNanos(this.channel) : 0;
-		if (orderedHere && !woken && !this.engine.subscriptions().isFirst(this.channel, queued)) {
-			// Not its turn: the waiter ahead of it, once done, wakes it.
-			sleep(Long.MAX_VALUE);
-		}
-		else if (!woken && LocalHolds.isHeld(local)) {
-			// Its release wakes a queued waiter. A waiter woken asks Redis: a message
-			// from another JVM means Redis no longer counts that holder.
-			sleep(local.lease().expiresAtNanos() - System.nanoTime());
-		}
-		else if (yielding > 0) {
-			sleep(yielding);
+		LocalLock local = this.lock;
+		long sleepNanos = (local != null) ? local.sleepBeforeAsking(queued, woken, this.acquisition.kind(), key, null)
+				: 0;
+		if (sleepNanos > 0) {
+			sleep(sleepNanos);
 		}
 		else {
 			this.engine.attempts()
@@ -265,16 +251,13 @@ final class PendingAcquisition {
 			end(null, null);
 			return;
 		}
-		if (this.acquisition.kind().queues()) {
-			// Wake in time to renew the place in line.
-			sleepNanos = Math.min(sleepNanos, LINE_RENEW_NANOS);
-		}
 		Waiter queued = this.waiter.get();
 		if (queued == null || this.ended.get()) {
 			return;
 		}
 		this.timer = this.engine.rounds()
-			.schedule(this::wakeUp, Math.min(remaining, Math.max(sleepNanos, 1_000_000)), TimeUnit.NANOSECONDS);
+			.schedule(this::wakeUp, Math.min(remaining, LockWaiting.sleepNanos(this.acquisition.kind(), sleepNanos)),
+					TimeUnit.NANOSECONDS);
 		queued.asleep(true);
 	}
 
@@ -315,7 +298,10 @@ final class PendingAcquisition {
 			return;
 		}
 		queued.asleep(false);
-		this.engine.subscriptions().leave(this.channel, queued, granted);
+		LocalLock local = this.lock;
+		if (local != null) {
+			local.remove(queued, granted);
+		}
 		LockHold late = queued.takeHandOver();
 		if (late != null) {
 			// Passed to this acquisition as it ended: pass it on rather than drop it.

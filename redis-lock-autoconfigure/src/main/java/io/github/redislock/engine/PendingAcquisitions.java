@@ -44,7 +44,7 @@ final class PendingAcquisitions implements AutoCloseable {
 
 	private final LockScripts scripts;
 
-	private final LocalHolds holds;
+	private final LocalLocks locks;
 
 	private final ReleaseSubscriptions subscriptions;
 
@@ -60,13 +60,13 @@ final class PendingAcquisitions implements AutoCloseable {
 
 	private final PendingRounds rounds = new PendingRounds();
 
-	PendingAcquisitions(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalHolds holds,
+	PendingAcquisitions(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
 			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
 			EngineShutdown shutdown, Housekeeping housekeeping, @Nullable LockObserver observer) {
 		this.options = options;
 		this.tokens = tokens;
 		this.scripts = scripts;
-		this.holds = holds;
+		this.locks = locks;
 		this.subscriptions = subscriptions;
 		this.attempts = attempts;
 		this.releaser = releaser;
@@ -159,8 +159,8 @@ final class PendingAcquisitions implements AutoCloseable {
 		return this.scripts;
 	}
 
-	LocalHolds holds() {
-		return this.holds;
+	LocalLocks locks() {
+		return this.locks;
 	}
 
 	ReleaseSubscriptions subscriptions() {

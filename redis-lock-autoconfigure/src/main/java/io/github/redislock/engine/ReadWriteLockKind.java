@@ -126,8 +126,8 @@ abstract class ReadWriteLockKind extends LockKind {
 		 * The owner token of the write lock the thread holds, which lets it in.
 		 */
 		@Override
-		String admit(LocalHolds holds, String name) {
-			LockHold writing = holds.ofThisThread(LockKind.WRITE, name);
+		String admit(LocalLocks locks, String name) {
+			LockHold writing = locks.ofThisThread(LockKind.WRITE, name);
 			return (writing != null) ? writing.lease().owner() : "";
 		}
 
@@ -170,8 +170,8 @@ abstract class ReadWriteLockKind extends LockKind {
 		 * reader cannot upgrade
 		 */
 		@Override
-		String admit(LocalHolds holds, String name) {
-			if (holds.ofThisThread(LockKind.READ, name) != null) {
+		String admit(LocalLocks locks, String name) {
+			if (locks.ofThisThread(LockKind.READ, name) != null) {
 				throw new IllegalStateException("The current thread holds the read lock '" + name
 						+ "' and asks for its write lock: a reader cannot upgrade, since two readers doing so would "
 						+ "wait for each other for ever; release the read lock first, or take the write lock from the "

@@ -20,7 +20,7 @@ import io.github.redislock.SubscriptionStatus;
  */
 final class RedisLockDiagnostics implements LockDiagnostics {
 
-	private final LocalHolds holds;
+	private final LocalLocks locks;
 
 	private final ReleaseSubscriptions subscriptions;
 
@@ -30,9 +30,9 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 
 	private final LockKeys keys;
 
-	RedisLockDiagnostics(LocalHolds holds, ReleaseSubscriptions subscriptions, LockWatchdog watchdog,
+	RedisLockDiagnostics(LocalLocks locks, ReleaseSubscriptions subscriptions, LockWatchdog watchdog,
 			BackgroundReleases backgroundReleases, LockKeys keys) {
-		this.holds = holds;
+		this.locks = locks;
 		this.subscriptions = subscriptions;
 		this.watchdog = watchdog;
 		this.backgroundReleases = backgroundReleases;
@@ -43,7 +43,7 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 	public int heldCount() {
 		// A vacant hold (LocalHandOver) counts: this JVM holds its lock in Redis, though
 		// no thread does, so the snapshot names no holder for it.
-		return this.holds.size();
+		return this.locks.holdCount();
 	}
 
 	@Override
@@ -82,8 +82,8 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 	@Override
 	public LockSnapshot snapshot() {
 		long now = System.nanoTime();
-		List<HeldLock> held = new ArrayList<>(this.holds.size());
-		for (LockHold hold : this.holds.all()) {
+		List<HeldLock> held = new ArrayList<>(this.locks.holdCount());
+		for (LockHold hold : this.locks.holds()) {
 			if (!hold.isReleased()) {
 				Thread owner = hold.ownerThread();
 				LockLease lease = hold.lease();

@@ -81,8 +81,8 @@ public final class RedisLockEngine implements LockEngine {
 
 	private final Housekeeping housekeeping;
 
-	/** The hold of each lock this JVM holds now, for reentrancy and diagnostics. */
-	private final LocalHolds holds = new LocalHolds();
+	/** What this JVM knows of each lock it holds or waits for. */
+	private final LocalLocks locks;
 
 	private final LockAcquirer acquirer;
 
@@ -139,6 +139,7 @@ public final class RedisLockEngine implements LockEngine {
 		this.options = options;
 		LockObserver guarded = (observer != null) ? new GuardedLockObserver(observer) : null;
 		this.keys = new LockKeys(options.keyPrefix());
+		this.locks = new LocalLocks(this.keys);
 		// Read every kind's scripts now rather than in the first lock call's wait time.
 		LockKind.all();
 		OwnerTokens tokens = new OwnerTokens();
@@ -146,28 +147,26 @@ public final class RedisLockEngine implements LockEngine {
 		this.scripts = new LockScripts(connectionFactory, this.keys, messaging);
 		String controlChannel = this.keys.controlChannel();
 		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
-				SUBSCRIPTION_LINGER_MILLIS, tokens.instanceId());
+				SUBSCRIPTION_LINGER_MILLIS, tokens.instanceId(), this.locks);
 		this.housekeeping = new Housekeeping(this.subscriptions::sweep, SUBSCRIPTION_LINGER_MILLIS);
 		this.housekeeping.execute(this.scripts::prepare);
-		LeaseEvents leaseEvents = new WakingLeaseEvents(this.keys, this.subscriptions,
+		LeaseEvents leaseEvents = new WakingLeaseEvents(this.locks,
 				(guarded != null) ? new ObservedLeases(guarded) : null);
 		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(), leaseEvents);
-		Grants grants = new Grants(this.holds, this.watchdog, guarded);
-		BackgroundReleases backgroundReleases = new BackgroundReleases(this.scripts, this.subscriptions,
-				this.housekeeping);
-		HandOver handOver = new HandOver(this.scripts, this.holds, this.subscriptions, this.watchdog, leaseEvents,
-				this.housekeeping);
-		this.releaser = new LockReleaser(this.scripts, this.holds, this.watchdog, this.subscriptions,
-				backgroundReleases, handOver, guarded);
+		Grants grants = new Grants(this.locks, this.watchdog, guarded);
+		BackgroundReleases backgroundReleases = new BackgroundReleases(this.scripts, this.locks, this.housekeeping);
+		HandOver handOver = new HandOver(this.scripts, this.locks, this.watchdog, leaseEvents, this.housekeeping);
+		this.releaser = new LockReleaser(this.scripts, this.locks, this.watchdog, backgroundReleases, handOver,
+				guarded);
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
-		LockWaiting waiting = new LockWaiting(this.scripts, this.holds, this.subscriptions, attempts, this.releaser,
+		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, this.releaser,
 				this.shutdown);
-		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
-				waiting, guarded, this.shutdown);
-		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.holds, this.subscriptions, attempts,
+		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.locks, attempts, waiting, guarded,
+				this.shutdown);
+		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.locks, this.subscriptions, attempts,
 				this.releaser, this.shutdown, this.housekeeping, guarded);
 		this.extensions = new LeaseExtensions(this.scripts, guarded);
-		this.diagnostics = new RedisLockDiagnostics(this.holds, this.subscriptions, this.watchdog, backgroundReleases,
+		this.diagnostics = new RedisLockDiagnostics(this.locks, this.subscriptions, this.watchdog, backgroundReleases,
 				this.keys);
 	}
 
@@ -293,7 +292,7 @@ public final class RedisLockEngine implements LockEngine {
 			return;
 		}
 		try {
-			this.shutdown.run(grace, this.holds, this.subscriptions, this.releaser);
+			this.shutdown.run(grace, this.locks, this.subscriptions, this.releaser);
 		}
 		finally {
 			closeConnections();

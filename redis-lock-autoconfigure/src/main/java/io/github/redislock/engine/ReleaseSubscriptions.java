@@ -3,7 +3,6 @@ package io.github.redislock.engine;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
@@ -32,12 +31,11 @@ import io.github.redislock.SubscriptionStatus;
  *
  * <p>
  * <b>Who is woken.</b> The waiters of one channel queue in arrival order in its
- * {@link ChannelWaiters}, which wakes one per release and keeps this JVM's waiters in
- * arrival order. A message is decoded by the lock kind that sent it
- * ({@link LockKind#wakeUpOf}) into the {@link WakeUp} that says whom it wakes. For a kind
- * that yields, this JVM's own releases wake nobody here: the releasing thread wakes a
- * local waiter itself ({@link #releasedHere}), and may first leave the lock to other JVMs
- * for a while ({@link YieldWindows}).
+ * {@link LocalLock}, which wakes one per release. A message is decoded by the lock kind
+ * that sent it ({@link LockKind#wakeUpOf}) into the {@link WakeUp} that says whom it
+ * wakes. For a kind that yields, this JVM's own releases wake nobody here: the releasing
+ * thread wakes a local waiter itself, and may first leave the lock to other JVMs for a
+ * while ({@link LocalLock#yieldFor}).
  *
  * <p>
  * <b>Lost messages.</b> Pub/sub delivers at most once. When the connection drops, Lettuce
@@ -54,11 +52,9 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 */
 	private final byte[] ownReleasePrefix;
 
-	private final ConcurrentHashMap<String, ChannelWaiters> channels = new ConcurrentHashMap<>();
+	private final LocalLocks locks;
 
 	private final SubscriptionLifetime lifetime;
-
-	private final YieldWindows yields = new YieldWindows();
 
 	/**
 	 * Create the waiters' registry.
@@ -66,11 +62,13 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * this registry as its listener
 	 * @param lingerMillis how long a channel stays subscribed after its last waiter left
 	 * @param instanceId the instance id that begins this JVM's owner tokens
+	 * @param locks the locks of this JVM, whose waiters are woken
 	 */
 	ReleaseSubscriptions(Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory, long lingerMillis,
-			String instanceId) {
+			String instanceId, LocalLocks locks) {
 		this.ownReleasePrefix = (instanceId + ":").getBytes(StandardCharsets.UTF_8);
-		this.lifetime = new SubscriptionLifetime(this.channels, subscriberFactory, this, lingerMillis);
+		this.locks = locks;
+		this.lifetime = new SubscriptionLifetime(locks.byChannel(), subscriberFactory, this, lingerMillis);
 	}
 
 	/**
@@ -79,24 +77,19 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * @throws RuntimeException from the Redis client when subscribing failed (with the
 	 * interrupt status set when interrupted); nothing is left queued then
 	 */
-	Waiter join(String channel, String owner, boolean orderedHere, boolean takesHandOver, boolean reentrant) {
-		Waiter waiter = new Waiter(Thread.currentThread(), owner, orderedHere, takesHandOver, reentrant);
+	LocalLock join(String channel, Waiter waiter) {
 		ReleaseSubscriber current = this.lifetime.subscriber();
-		ChannelWaiters waiters = this.channels.compute(channel, (name, existing) -> {
-			ChannelWaiters joined = (existing != null) ? existing : new ChannelWaiters();
-			// Counted at once, so that the sweep keeps the channel.
-			joined.startJoining();
-			return joined;
-		});
+		// Counted at once, so that the sweep keeps the channel.
+		LocalLock lock = this.locks.startJoining(channel);
 		try {
-			this.lifetime.awaitSubscribed(current, channel, waiters.subscription());
+			this.lifetime.awaitSubscribed(current, channel, lock.subscription());
 		}
 		catch (RuntimeException ex) {
-			waiters.abandonJoining();
+			lock.abandonJoining();
 			throw ex;
 		}
-		waiters.join(waiter);
-		return waiter;
+		lock.join(waiter);
+		return lock;
 	}
 
 	/**
@@ -104,16 +97,12 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * thread, once Redis confirmed the channel's subscription: subscribing as
 	 * {@link #join} does, and when the subscription connection is not open, opening it on
 	 * the given executor, since that waits for Redis.
-	 * @return completes with the waiter once queued; exceptionally when subscribing
-	 * failed, and then nothing is left queued
+	 * @return completes with the waiter's lock once queued; exceptionally when
+	 * subscribing failed, and then nothing is left queued
 	 */
-	CompletionStage<Waiter> joinAsync(String channel, Waiter waiter, Executor background) {
-		ChannelWaiters waiters = this.channels.compute(channel, (name, existing) -> {
-			ChannelWaiters joined = (existing != null) ? existing : new ChannelWaiters();
-			// Counted at once, so that the sweep keeps the channel.
-			joined.startJoining();
-			return joined;
-		});
+	CompletionStage<LocalLock> joinAsync(String channel, Waiter waiter, Executor background) {
+		// Counted at once, so that the sweep keeps the channel.
+		LocalLock waiters = this.locks.startJoining(channel);
 		CompletionStage<Void> subscribed;
 		try {
 			subscribed = this.lifetime.subscribeAsync(channel, waiters.subscription(), background);
@@ -129,105 +118,31 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 						: new IllegalStateException("Could not subscribe to " + channel, cause);
 			}
 			waiters.join(waiter);
-			return waiter;
+			return waiters;
 		});
 	}
 
 	/**
-	 * Remove a waiter, passing on a signal it did not use, or its turn
-	 * ({@link ChannelWaiters#remove}).
-	 * @param granted whether the waiter leaves holding the lock
-	 */
-	void leave(String channel, Waiter waiter, boolean granted) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters != null) {
-			waiters.remove(waiter, granted);
-		}
-	}
-
-	/**
-	 * Whether a waiter of this JVM that takes its turn here is queued on the channel: a
-	 * new arrival then queues behind it ({@link ChannelWaiters}).
-	 */
-	boolean hasQueued(String channel) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		return waiters != null && waiters.hasQueued();
-	}
-
-	/** Whether the first waiter of this JVM's line takes a passed grant. */
-	boolean firstTakesHandOver(String channel) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		return waiters != null && waiters.firstTakesHandOver();
-	}
-
-	/** Pass a grant to the first waiter of the channel: {@link ChannelWaiters#passTo}. */
-	boolean passTo(String channel, Function<Waiter, @Nullable LockHold> successor) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		return waiters != null && waiters.passTo(successor);
-	}
-
-	/** Whether it is the waiter's turn to ask Redis without being woken. */
-	boolean isFirst(String channel, Waiter waiter) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		return waiters == null || waiters.isFirst(waiter);
-	}
-
-	/**
-	 * How long this JVM still yields the lock to other JVMs; 0 or less when it does not.
-	 */
-	long yieldingNanos(String channel) {
-		return this.yields.yieldingNanos(channel);
-	}
-
-	/**
-	 * Called by a thread of this JVM that released a lock through Redis, or found it lost
-	 * as it released it. When a thread of another JVM waits for it (Redis refused it the
-	 * lock since the last release), the waiters there get the lock first: this JVM's
-	 * threads yield until another JVM releases it, or for the given time at most. One
-	 * local waiter is woken either way: it tries at once, or when the yield window ends
-	 * if no other JVM took the lock meanwhile.
-	 * @param othersWait whether a thread of another JVM waits for the lock
-	 */
-	void releasedHere(String channel, boolean othersWait, long yieldNanos) {
-		if (othersWait) {
-			this.yields.open(channel, yieldNanos);
-		}
-		wakeOne(channel);
-	}
-
-	/**
-	 * Wake one local waiter of the channel, which asks Redis: for a lock this JVM found
-	 * lost, which may be free.
-	 */
-	void wakeOne(String channel) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters != null) {
-			waiters.signalOne();
-		}
-	}
-
-	/**
-	 * Drop ended yield windows, unsubscribe channels that have had no waiter for the
-	 * linger time, and subscribe again channels that have waiters but lost their
+	 * Drop the locks nothing needs any more, unsubscribe channels that have had no waiter
+	 * for the linger time, and subscribe again channels that have waiters but lost their
 	 * subscription. Sends commands and waits for none.
 	 */
 	void sweep() {
-		long now = System.nanoTime();
-		this.yields.expire(now);
-		this.lifetime.sweep(now);
+		this.lifetime.sweep(System.nanoTime());
 	}
 
 	@Override
 	public void onMessage(String channel, byte[] body) {
 		WakeUp wakeUp = LockKind.wakeUpOf(body, this.ownReleasePrefix);
+		LocalLock lock = this.locks.find(channel);
+		if (lock == null) {
+			return;
+		}
 		if (wakeUp.endsYield()) {
 			// Another JVM had its turn: this one yields no longer.
-			this.yields.end(channel);
+			lock.endYield();
 		}
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters != null) {
-			wakeUp.wake(waiters);
-		}
+		wakeUp.wake(lock);
 	}
 
 	@Override
@@ -242,7 +157,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 	@Override
 	public void onAllMissed() {
-		this.channels.values().forEach(ChannelWaiters::signalAll);
+		this.locks.byChannel().values().forEach(LocalLock::signalAll);
 	}
 
 	@Override
@@ -252,14 +167,20 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 	/** Number of channels subscribed for waiters, for tests and diagnostics. */
 	int subscribedChannels() {
-		return this.channels.size();
+		int count = 0;
+		for (LocalLock lock : this.locks.byChannel().values()) {
+			if (!lock.subscription().isNeverAsked()) {
+				count++;
+			}
+		}
+		return count;
 	}
 
 	/** Number of threads waiting now, over all channels, for diagnostics. */
 	int waiterCount() {
 		int count = 0;
-		for (ChannelWaiters waiters : this.channels.values()) {
-			count += waiters.size();
+		for (LocalLock lock : this.locks.byChannel().values()) {
+			count += lock.waiterCount();
 		}
 		return count;
 	}
@@ -270,16 +191,16 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 */
 	int sleepingWaiterCount() {
 		int count = 0;
-		for (ChannelWaiters waiters : this.channels.values()) {
-			count += waiters.sleepingCount();
+		for (LocalLock lock : this.locks.byChannel().values()) {
+			count += lock.sleepingCount();
 		}
 		return count;
 	}
 
 	/** Report each channel that has waiters now, with their number, for diagnostics. */
 	void forEachWaited(ObjIntConsumer<String> action) {
-		this.channels.forEach((channel, waiters) -> {
-			int size = waiters.size();
+		this.locks.byChannel().forEach((channel, lock) -> {
+			int size = lock.waiterCount();
 			if (size > 0) {
 				action.accept(channel, size);
 			}
@@ -304,14 +225,14 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 	/** Wake every waiter of every channel, as the engine starts to shut down. */
 	void wakeAll() {
-		this.channels.values().forEach(ChannelWaiters::signalAll);
+		this.locks.byChannel().values().forEach(LocalLock::signalAll);
 	}
 
 	/** Close the subscription connection, and wake every waiter, which gives up. */
 	@Override
 	public void close() {
 		this.lifetime.close();
-		this.channels.values().forEach(ChannelWaiters::signalAll);
+		this.locks.byChannel().values().forEach(LocalLock::signalAll);
 	}
 
 }

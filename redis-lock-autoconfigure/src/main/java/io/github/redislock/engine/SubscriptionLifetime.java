@@ -29,8 +29,8 @@ import io.github.redislock.SubscriptionStatus;
  *
  * <b>Lifetime.</b> Channels are subscribed on the first waiter and unsubscribed by
  * {@link #sweep}, once they have had no waiter for a while, so that a hot lock does not
- * subscribe and unsubscribe at every wait. The registry's map of {@link ChannelWaiters}
- * is the one record of the channels that should be subscribed; each entry's
+ * subscribe and unsubscribe at every wait. The registry's map of {@link LocalLock} is the
+ * one record of the channels that should be subscribed; each entry's
  * {@link ChannelSubscription} says whether Redis confirmed it on the current connection.
  * A joining thread is counted in its entry at once, in the map's atomic compute for the
  * channel, then sends the subscribe (or finds one in flight, or confirmed) and waits for
@@ -61,7 +61,7 @@ final class SubscriptionLifetime {
 
 	private static final Log logger = LogFactory.getLog(SubscriptionLifetime.class);
 
-	private final ConcurrentHashMap<String, ChannelWaiters> channels;
+	private final ConcurrentHashMap<String, LocalLock> channels;
 
 	private final Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory;
 
@@ -88,7 +88,7 @@ final class SubscriptionLifetime {
 	 * @param listener told of what arrives on the connection
 	 * @param lingerMillis how long a channel stays subscribed after its last waiter left
 	 */
-	SubscriptionLifetime(ConcurrentHashMap<String, ChannelWaiters> channels,
+	SubscriptionLifetime(ConcurrentHashMap<String, LocalLock> channels,
 			Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory,
 			ReleaseSubscriber.Listener listener, long lingerMillis) {
 		this.channels = channels;
@@ -172,47 +172,46 @@ final class SubscriptionLifetime {
 	 */
 	void sweep(long now) {
 		ReleaseSubscriber current = this.subscriber;
+		if (current != null) {
+			current.repair();
+		}
+		for (String channel : this.channels.keySet()) {
+			this.channels.computeIfPresent(channel, (name, lock) -> {
+				if (current != null && lock.isIdleSince(now - this.lingerNanos)
+						&& !lock.subscription().isNeverAsked()) {
+					// In this compute, so that a later waiter's subscribe comes after it.
+					lock.subscription().unsubscribe(current, name);
+				}
+				return lock.isUnused() ? null : lock;
+			});
+		}
 		if (current == null) {
 			return;
 		}
-		current.repair();
-		for (String channel : this.channels.keySet()) {
-			this.channels.computeIfPresent(channel, (name, waiters) -> {
-				if (!waiters.isIdleSince(now - this.lingerNanos)) {
-					return waiters;
-				}
-				// In this compute, so that a later waiter's subscribe comes after it.
-				waiters.subscription().unsubscribe(current, name);
-				return null;
-			});
-		}
-		this.channels.forEach((channel, waiters) -> {
-			if (waiters.size() > 0 && waiters.subscription().isIdle()) {
+		this.channels.forEach((channel, lock) -> {
+			if (lock.waiterCount() > 0 && lock.subscription().isIdle()) {
 				logger.debug(LogMessage.format("Subscribing again to %s, which has waiters", channel));
 				// Its confirmation wakes the waiters: see onSubscribed. A failure leaves
 				// it to the next sweep.
-				waiters.subscription().subscribe(current, channel);
+				lock.subscription().subscribe(current, channel);
 			}
 		});
 	}
 
 	/** Redis confirmed a subscription: its waiters try again at once. */
 	void onSubscribed(String channel) {
-		ChannelWaiters waiters = this.channels.get(channel);
-		if (waiters == null) {
-			// Confirmed for nobody, such as a subscribe answered after its waiter gave
-			// up: recorded as idle, so that the sweep unsubscribes it.
-			waiters = this.channels.computeIfAbsent(channel, (name) -> new ChannelWaiters());
-		}
-		waiters.subscription().confirmed();
-		waiters.signalAll();
+		// Confirmed for nobody, such as a subscribe answered after its waiter gave up:
+		// recorded as idle, so that the sweep unsubscribes it.
+		LocalLock lock = this.channels.computeIfAbsent(channel, (name) -> new LocalLock());
+		lock.subscription().confirmed();
+		lock.signalAll();
 	}
 
 	/** Redis ended a subscription. */
 	void onUnsubscribed(String channel) {
 		// A channel unsubscribed on purpose has no entry any more, or a new one whose
 		// subscribe comes after: this one was not asked for.
-		ChannelWaiters waiters = this.channels.get(channel);
+		LocalLock waiters = this.channels.get(channel);
 		if (waiters != null) {
 			waiters.subscription().lost();
 		}
@@ -241,8 +240,8 @@ final class SubscriptionLifetime {
 		if (current == null) {
 			return SubscriptionStatus.NONE;
 		}
-		for (ChannelWaiters waiters : this.channels.values()) {
-			if (waiters.size() > 0 && !waiters.subscription().isConfirmed()) {
+		for (LocalLock lock : this.channels.values()) {
+			if (lock.waiterCount() > 0 && !lock.subscription().isConfirmed()) {
 				return SubscriptionStatus.DISCONNECTED;
 			}
 		}

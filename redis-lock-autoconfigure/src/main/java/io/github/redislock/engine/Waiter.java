@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A thread waiting for a lock, or a pending non-blocking acquisition
- * ({@link PendingAcquisition}), queued in its channel's {@link ChannelWaiters}.
+ * ({@link PendingAcquisition}), queued in its channel's {@link LocalLock}.
  *
  * <p>
  * A waiter is <em>asleep</em> or <em>signalled</em>: a flag plus an unpark, so that a
@@ -45,7 +45,7 @@ final class Waiter {
 
 	/**
 	 * Whether the waiter takes its turn in this JVM's arrival order, for a kind whose
-	 * waiters take no place in line in Redis ({@link ChannelWaiters}).
+	 * waiters take no place in line in Redis ({@link LocalLock}).
 	 */
 	private final boolean orderedHere;
 

@@ -12,7 +12,7 @@ abstract class WakeUp {
 	static final WakeUp NOBODY = new WakeUp("nobody") {
 
 		@Override
-		void wake(ChannelWaiters waiters) {
+		void wake(LocalLock waiters) {
 		}
 
 	};
@@ -23,7 +23,7 @@ abstract class WakeUp {
 	static final WakeUp NEXT = new WakeUp("next") {
 
 		@Override
-		void wake(ChannelWaiters waiters) {
+		void wake(LocalLock waiters) {
 			waiters.signalOne();
 		}
 
@@ -38,7 +38,7 @@ abstract class WakeUp {
 	static final WakeUp ALL = new WakeUp("all") {
 
 		@Override
-		void wake(ChannelWaiters waiters) {
+		void wake(LocalLock waiters) {
 			waiters.signalAll();
 		}
 
@@ -49,7 +49,7 @@ abstract class WakeUp {
 		return new WakeUp("owner " + owner) {
 
 			@Override
-			void wake(ChannelWaiters waiters) {
+			void wake(LocalLock waiters) {
 				waiters.signalOwner(owner);
 			}
 
@@ -63,7 +63,7 @@ abstract class WakeUp {
 	}
 
 	/** Wake the waiters of the message's channel that it names. */
-	abstract void wake(ChannelWaiters waiters);
+	abstract void wake(LocalLock waiters);
 
 	/** Whether the message ends this JVM's yielding of the lock to other JVMs. */
 	boolean endsYield() {

@@ -12,15 +12,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class WakingLeaseEvents implements LeaseEvents {
 
-	private final LockKeys keys;
-
-	private final ReleaseSubscriptions subscriptions;
+	private final LocalLocks locks;
 
 	private final @Nullable LeaseEvents observed;
 
-	WakingLeaseEvents(LockKeys keys, ReleaseSubscriptions subscriptions, @Nullable LeaseEvents observed) {
-		this.keys = keys;
-		this.subscriptions = subscriptions;
+	WakingLeaseEvents(LocalLocks locks, @Nullable LeaseEvents observed) {
+		this.locks = locks;
 		this.observed = observed;
 	}
 
@@ -43,7 +40,7 @@ final class WakingLeaseEvents implements LeaseEvents {
 		if (this.observed != null) {
 			this.observed.lost(lease);
 		}
-		this.subscriptions.wakeOne(lease.kind().channel(this.keys, lease.key()));
+		this.locks.wakeOne(this.locks.channel(lease.kind(), lease.key()));
 	}
 
 }

@@ -1,0 +1,141 @@
+package io.github.redislock.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link LocalLock} of each lock this JVM holds, waits for or keeps subscribed, by
+ * release channel. An entry is made by the first grant or waiter, in the map's atomic
+ * compute, and dropped in another once nothing needs it, so that a hold or a waiter never
+ * lands in an entry on its way out.
+ *
+ * @author redis-lock
+ */
+final class LocalLocks {
+
+	private final ConcurrentHashMap<String, LocalLock> locks = new ConcurrentHashMap<>();
+
+	private final LockKeys keys;
+
+	LocalLocks(LockKeys keys) {
+		this.keys = keys;
+	}
+
+	/** The release channel that names a lock of the given kind. */
+	String channel(LockKind kind, String name) {
+		return kind.channel(this.keys, name);
+	}
+
+	/** The entry of the channel, or {@code null} when this JVM knows nothing of it. */
+	@Nullable LocalLock find(String channel) {
+		return this.locks.get(channel);
+	}
+
+	/** The entry of the lock, or {@code null} when this JVM knows nothing of it. */
+	@Nullable LocalLock find(LockKind kind, String name) {
+		return this.locks.get(channel(kind, name));
+	}
+
+	/** The entry of the channel, made if there is none. */
+	LocalLock of(String channel) {
+		return this.locks.computeIfAbsent(channel, (name) -> new LocalLock());
+	}
+
+	/**
+	 * The entry of the channel with the calling thread counted as joining its waiters, in
+	 * one atomic step, so that the entry is not dropped before the thread queues.
+	 */
+	LocalLock startJoining(String channel) {
+		return this.locks.compute(channel, (name, existing) -> {
+			LocalLock lock = (existing != null) ? existing : new LocalLock();
+			lock.startJoining();
+			return lock;
+		});
+	}
+
+	/**
+	 * Record a hold granted by Redis, in the place of any other of its key.
+	 * @return the hold it replaced, or {@code null}
+	 */
+	@Nullable LockHold granted(LockHold hold) {
+		LockHold[] replaced = new LockHold[1];
+		this.locks.compute(channel(hold), (name, existing) -> {
+			LocalLock lock = (existing != null) ? existing : new LocalLock();
+			replaced[0] = lock.granted(hold);
+			return lock;
+		});
+		return replaced[0];
+	}
+
+	/** Forget a released hold, and its entry when nothing else needs it. */
+	void released(LockHold hold) {
+		this.locks.computeIfPresent(channel(hold), (name, lock) -> {
+			lock.released(hold);
+			return lock.isUnused() ? null : lock;
+		});
+	}
+
+	/**
+	 * Yield the lock to other JVMs for the given time at most
+	 * ({@link LocalLock#yieldFor}), keeping its entry for that time.
+	 * @return the entry
+	 */
+	LocalLock yieldFor(String channel, long nanos) {
+		return this.locks.compute(channel, (name, existing) -> {
+			LocalLock lock = (existing != null) ? existing : new LocalLock();
+			lock.yieldFor(nanos);
+			return lock;
+		});
+	}
+
+	/**
+	 * Wake one local waiter of the channel, which asks Redis: after a release of this JVM
+	 * that no message of its own wakes here, or a lock found lost, which may be free.
+	 */
+	void wakeOne(String channel) {
+		LocalLock lock = find(channel);
+		if (lock != null) {
+			lock.signalOne();
+		}
+	}
+
+	/** Drop the channel's entry if nothing needs it. */
+	void dropIfUnused(String channel) {
+		this.locks.computeIfPresent(channel, (name, lock) -> lock.isUnused() ? null : lock);
+	}
+
+	/** The calling thread's hold of the lock, or {@code null}. */
+	@Nullable LockHold ofThisThread(LockKind kind, String name) {
+		LocalLock lock = find(kind, name);
+		LockHold hold = (lock != null) ? lock.hold(kind.holdKey(name, Thread.currentThread())) : null;
+		return (hold != null && hold.ownerThread() == Thread.currentThread()) ? hold : null;
+	}
+
+	/** Every hold of this JVM now. */
+	List<LockHold> holds() {
+		List<LockHold> holds = new ArrayList<>();
+		this.locks.values().forEach((lock) -> lock.collectHolds(holds));
+		return holds;
+	}
+
+	int holdCount() {
+		int count = 0;
+		for (LocalLock lock : this.locks.values()) {
+			count += lock.holdCount();
+		}
+		return count;
+	}
+
+	/** The entries by channel, for the subscriptions, which walk and sweep them. */
+	ConcurrentHashMap<String, LocalLock> byChannel() {
+		return this.locks;
+	}
+
+	private String channel(LockHold hold) {
+		return channel(hold.lease().kind(), hold.key());
+	}
+
+}
