@@ -52,17 +52,26 @@ class LockLeakTests {
 			// release marks, each expiring once a replayed release can no longer arrive.
 			long markMillis = LockFixture.COMMAND_TIMEOUT.toMillis() + 1000;
 			String expiring = """
-					local tombstones, lasting = 0, 0
+					local tombstones, lasting, examples = 0, 0, {}
 					for _, key in ipairs(redis.call('keys', '*')) do
 						local ttl = redis.call('pttl', key)
-						local value = redis.call('get', key)
+						local value = redis.call('get', key) or ''
 						local tombstone = string.sub(value, 1, 2) == 'r|' and ttl > 0 and ttl <= 60000
 						local mark = string.find(key, ':released:') and ttl <= tonumber(ARGV[1]) and ttl ~= -1
-						if tombstone then tombstones = tombstones + 1 elseif not mark then lasting = lasting + 1 end
+						if tombstone then
+							tombstones = tombstones + 1
+						elseif not mark and ttl ~= -2 then
+							lasting = lasting + 1
+							if #examples < 5 then
+								table.insert(examples, key .. ' = ' .. value .. ' (pttl ' .. ttl .. ')')
+							end
+						end
 					end
-					return {tombstones, lasting}""";
-			assertThat(cli.command("EVAL", expiring, "0", Long.toString(markMillis)))
-				.isEqualTo(List.of((long) KEYS, 0L));
+					return {tombstones, lasting, table.concat(examples, ', ')}""";
+			// A tombstone may have expired if the run took longer than a minute.
+			List<?> found = (List<?>) cli.command("EVAL", expiring, "0", Long.toString(markMillis));
+			assertThat((Long) found.get(0)).as("tombstones").isLessThanOrEqualTo(KEYS);
+			assertThat(found.get(1)).as("keys left that do not expire soon, such as %s", found.get(2)).isEqualTo(0L);
 		}
 	}
 

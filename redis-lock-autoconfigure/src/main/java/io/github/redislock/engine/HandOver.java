@@ -2,10 +2,8 @@ package io.github.redislock.engine;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -70,6 +68,8 @@ final class HandOver {
 	/** How long after a check that failed the next is sent, to a releasing holder. */
 	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
+	private static final CompletableFuture<Boolean> NOT_PASSED = CompletableFuture.completedFuture(false);
+
 	private final LockScripts scripts;
 
 	private final LocalLocks locks;
@@ -89,109 +89,46 @@ final class HandOver {
 		this.housekeeping = housekeeping;
 	}
 
-	/** Whether the released hold's grant may pass to a waiter of this JVM. */
-	boolean mayPass(LockHold hold) {
-		LockLease lease = hold.lease();
-		return lease.check() != null && !lease.isLost() && !lease.isRevoked();
-	}
-
 	/**
-	 * Pass the released hold's grant to the first waiter of this JVM if it takes one,
-	 * waiting for a check first when the last one is too old.
+	 * Pass the released hold's grant to the first waiter of this JVM if it takes one: at
+	 * once when a check found the grant held within the window, or else once a check sent
+	 * for this release answers, unless the grant has passed as often as it may while
+	 * other JVMs wait.
 	 * @param releasedAt when the release began
-	 * @return whether the grant passed; if not, the caller releases it in Redis
+	 * @return completes with whether the grant passed; if not, the caller releases it in
+	 * Redis
 	 */
-	boolean pass(LockHold hold, String channel, long releasedAt) {
-		GrantCheck check = hold.lease().check();
+	CompletionStage<Boolean> pass(LockHold hold, String channel, long releasedAt) {
+		LockLease lease = hold.lease();
+		GrantCheck check = lease.check();
 		LocalLock lock = this.locks.find(channel);
-		if (check == null || lock == null || !lock.firstTakesHandOver()) {
-			return false;
+		if (check == null || lock == null || lease.isLost() || lease.isRevoked() || !lock.firstTakesHandOver()) {
+			return NOT_PASSED;
 		}
 		long now = System.nanoTime();
-		if (!check.isFresh(now)) {
-			if (check.yieldsToOthers() || !Boolean.TRUE.equals(answer(hold.lease(), releasedAt))) {
-				return false;
+		if (check.isFresh(now)) {
+			if (check.shouldAskAhead(now)) {
+				checkSince(lease, now);
 			}
-			now = System.nanoTime();
+			return CompletableFuture.completedFuture(passNow(hold, check, lock, now));
 		}
-		else if (check.shouldAskAhead(now)) {
-			checkSince(hold.lease(), now);
+		if (check.yieldsToOthers()) {
+			return NOT_PASSED;
 		}
-		long at = now;
-		return lock.passTo(hold, (waiter) -> successor(hold, check, waiter, at));
+		return checkSince(lease, releasedAt)
+			.handle((held, ex) -> ex == null && held && passNow(hold, check, lock, System.nanoTime()));
+	}
+
+	private boolean passNow(LockHold hold, GrantCheck check, LocalLock lock, long now) {
+		return lock.passTo(hold, (waiter) -> successor(hold, check, waiter, now));
 	}
 
 	/**
-	 * Pass the released hold's grant only if that needs no wait, for a release that must
-	 * not block.
-	 * @return whether the grant passed
-	 */
-	boolean passWithoutWaiting(LockHold hold, String channel) {
-		GrantCheck check = hold.lease().check();
-		LocalLock lock = this.locks.find(channel);
-		if (check == null || lock == null) {
-			return false;
-		}
-		long now = System.nanoTime();
-		if (check.shouldAskAhead(now)) {
-			checkSince(hold.lease(), now);
-		}
-		return check.isFresh(now) && lock.firstTakesHandOver()
-				&& lock.passTo(hold, (waiter) -> successor(hold, check, waiter, now));
-	}
-
-	/**
-	 * Wait for a check sent at or after the given time.
-	 * @return whether it found the grant held, or {@code null} when it failed or got no
-	 * answer in time
-	 */
-	private @Nullable Boolean answer(LockLease lease, long since) {
-		CompletableFuture<Boolean> check = checkSince(lease, since);
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					return check.get(this.scripts.commands().answerTimeoutMillis(), TimeUnit.MILLISECONDS);
-				}
-				catch (InterruptedException ex) {
-					// A release completes on an interrupted thread, as its script does.
-					interrupted = true;
-				}
-				catch (ExecutionException | TimeoutException ex) {
-					return null;
-				}
-			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/**
-	 * Wait until a check sent at or after the given time found the grant held or gone. A
-	 * check that fails or gets no answer (a connection cut, a slow server) tells nothing:
-	 * another is sent, as the watchdog renews again, until the lease would have run out,
-	 * and then the grant counts as lost.
-	 * @return whether the grant was held after the given time
-	 */
-	boolean awaitHeld(LockLease lease, long since) {
-		while (true) {
-			Boolean held = answer(lease, since);
-			if (held != null) {
-				return held;
-			}
-			if (lease.isLost() || expired(lease)) {
-				return false;
-			}
-			LockSupport.parkNanos(RETRY_NANOS);
-			since = System.nanoTime();
-		}
-	}
-
-	/**
-	 * As {@link #awaitHeld}, without blocking the calling thread.
+	 * Wait, without blocking the calling thread, until a check sent at or after the given
+	 * time found the grant held or gone. A check that fails or gets no answer (a
+	 * connection cut, a slow server) tells nothing: another is sent, as the watchdog
+	 * renews again, until the lease would have run out, and then the grant counts as
+	 * lost.
 	 * @return completes with whether the grant was held after the given time
 	 */
 	CompletableFuture<Boolean> held(LockLease lease, long since) {
@@ -222,7 +159,7 @@ final class HandOver {
 	}
 
 	/** A check of the grant sent at or after the given time, sent now if none was. */
-	CompletableFuture<Boolean> checkSince(LockLease lease, long since) {
+	private CompletableFuture<Boolean> checkSince(LockLease lease, long since) {
 		GrantCheck check = lease.check();
 		if (check == null) {
 			return CompletableFuture.completedFuture(!lease.isLost());

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
@@ -65,32 +66,102 @@ final class LockReleaser {
 
 	private final HandOver handOver;
 
+	private final Housekeeping housekeeping;
+
 	private final @Nullable LockObserver observer;
 
 	private final AtomicInteger releasing = new AtomicInteger();
 
 	LockReleaser(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, BackgroundReleases backgroundReleases,
-			HandOver handOver, @Nullable LockObserver observer) {
-		this.handOver = handOver;
+			HandOver handOver, Housekeeping housekeeping, @Nullable LockObserver observer) {
 		this.scripts = scripts;
 		this.locks = locks;
 		this.watchdog = watchdog;
 		this.backgroundReleases = backgroundReleases;
+		this.handOver = handOver;
+		this.housekeeping = housekeeping;
 		this.observer = observer;
 	}
 
 	/**
-	 * Count one handle of the hold less, and release the lock with the last one.
+	 * Count one handle of the hold less, and release the lock with the last one: the
+	 * asynchronous release, waited for, even on an interrupted thread (whose interrupt
+	 * status is kept), since the interrupt that often ends the work done under a lock
+	 * must not leave the lock held.
 	 * @throws LockLostException when the lock was found lost
 	 * @throws LockAccessException when Redis failed; the release goes on in the
 	 * background
 	 */
 	void release(LockHold hold) {
+		CompletableFuture<Void> released = releaseAsync(hold).toCompletableFuture();
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					released.get();
+					return;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (ExecutionException ex) {
+					Throwable cause = ScriptCommands.unwrap(ex.getCause());
+					if (cause instanceof RuntimeException runtime) {
+						throw runtime;
+					}
+					throw new LockAccessException(hold.key(), "release", cause);
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Number of releases under way, from before the hold reads as released until Redis
+	 * answered, or the lock passed on and was confirmed: a shutdown must wait for them
+	 * and not close the connection under them.
+	 */
+	int releasesInFlight() {
+		return this.releasing.get();
+	}
+
+	/**
+	 * Count one handle of the hold less, and release the lock with the last one, without
+	 * blocking the calling thread: to the first waiter of this JVM when the grant may
+	 * pass ({@link HandOver}), told once a check after the release began found the grant
+	 * held; or else in Redis, the script sent without waiting (opening the connection, if
+	 * it is not open, on a housekeeping thread), and sent again from a housekeeping timer
+	 * when refused during a slot migration.
+	 * @return completes when released, on the Redis client's thread or the caller's;
+	 * exceptionally with a {@link LockLostException} when the lock was found lost, or a
+	 * {@link LockAccessException} when Redis failed (the release then goes on in the
+	 * background)
+	 */
+	CompletionStage<Void> releaseAsync(LockHold hold) {
+		// Counted from before the hold reads as released until its release ends, so that
+		// a
+		// shutdown that waits for holders and releases never sees neither.
+		this.releasing.incrementAndGet();
+		CompletionStage<Void> released;
+		try {
+			released = releaseLast(hold);
+		}
+		catch (RuntimeException ex) {
+			released = CompletableFuture.failedFuture(ex);
+		}
+		return released.whenComplete((ignored, ex) -> this.releasing.decrementAndGet());
+	}
+
+	private CompletionStage<Void> releaseLast(LockHold hold) {
 		if (!hold.exit()) {
 			if (hold.isLost()) {
 				throw hold.lostException();
 			}
-			return;
+			return CompletableFuture.completedFuture(null);
 		}
 		LockLease lease = hold.lease();
 		if (lease.isRevoked()) {
@@ -98,118 +169,44 @@ final class LockReleaser {
 			observeRelease(hold, ReleaseOutcome.LOST, lost);
 			throw lost;
 		}
-		this.releasing.incrementAndGet();
-		try {
-			releaseLast(hold, lease);
-		}
-		finally {
-			this.releasing.decrementAndGet();
-		}
-	}
-
-	/**
-	 * Number of releases under way: the hold has left {@link LocalLocks} but the script
-	 * may not have answered yet, so a shutdown must not close the connection.
-	 */
-	int releasesInFlight() {
-		return this.releasing.get();
-	}
-
-	private void releaseLast(LockHold hold, LockLease lease) {
-		LockKind kind = lease.kind();
-		String channel = kind.channel(this.scripts.keys(), hold.key());
+		String channel = this.locks.channel(lease.kind(), hold.key());
 		long releasedAt = System.nanoTime();
-		if (this.handOver.mayPass(hold) && this.handOver.pass(hold, channel, releasedAt)) {
-			// Told only once Redis was found to hold the grant after this release began.
-			if (!this.handOver.awaitHeld(lease, releasedAt) || lease.isLost()) {
-				throw passedLost(hold);
-			}
-			observeRelease(hold, ReleaseOutcome.RELEASED, null);
-			return;
-		}
-		leaveForRelease(hold, lease);
-		long outcome;
-		try {
-			outcome = releaseInRedis(kind, hold);
-		}
-		catch (RuntimeException ex) {
-			throw releaseFailed(hold, lease, ex);
-		}
-		released(hold, lease, channel, outcome);
+		return this.handOver.pass(hold, channel, releasedAt)
+			.thenCompose((passed) -> passed ? confirmPassed(hold, releasedAt) : releaseInRedis(hold, channel));
 	}
 
 	/**
-	 * Count one handle of the hold less, and release the lock with the last one, without
-	 * blocking the calling thread: the release script is sent without waiting (opening
-	 * the connection, if it is not open, on a housekeeping thread), and a refusal during
-	 * a slot migration is sent again from a housekeeping timer. Otherwise as
-	 * {@link #release}: the same yield, wake-up and observer reports.
-	 * @return completes when released, on the Redis client's thread or the caller's;
-	 * exceptionally with the {@link LockLostException} or {@link LockAccessException}
-	 * that {@link #release} would throw
+	 * A holder that passed its lock on is told only once a check sent after its release
+	 * began found the grant held; otherwise its work may have overlapped another owner's.
 	 */
-	CompletionStage<Void> releaseAsync(LockHold hold, Housekeeping housekeeping) {
-		try {
-			if (!hold.exit()) {
-				if (hold.isLost()) {
-					throw hold.lostException();
-				}
-				return CompletableFuture.completedFuture(null);
-			}
-			LockLease lease = hold.lease();
-			if (lease.isRevoked()) {
-				LockLostException lost = revokedException(hold);
+	private CompletionStage<Void> confirmPassed(LockHold hold, long releasedAt) {
+		LockLease lease = hold.lease();
+		return this.handOver.held(lease, releasedAt).handle((held, ex) -> {
+			if (ex != null || !held || lease.isLost()) {
+				LockLostException lost = hold.lostException();
 				observeRelease(hold, ReleaseOutcome.LOST, lost);
 				throw lost;
 			}
-			String channel = lease.kind().channel(this.scripts.keys(), hold.key());
-			long releasedAt = System.nanoTime();
-			if (this.handOver.mayPass(hold) && this.handOver.passWithoutWaiting(hold, channel)) {
-				return this.handOver.held(lease, releasedAt).handle((held, ex) -> {
-					if (ex != null || !held || lease.isLost()) {
-						throw passedLost(hold);
-					}
-					observeRelease(hold, ReleaseOutcome.RELEASED, null);
-					return null;
-				});
-			}
-			this.releasing.incrementAndGet();
-			boolean sent = false;
-			try {
-				leaveForRelease(hold, lease);
-				CompletableFuture<Void> done = new CompletableFuture<>();
-				CompletableFuture<Void> result = new CompletableFuture<>();
-				done.whenComplete((ignored, ex) -> {
-					this.releasing.decrementAndGet();
-					if (ex != null) {
-						result.completeExceptionally(ex);
-					}
-					else {
-						result.complete(null);
-					}
-				});
-				sent = true;
-				sendRelease(hold, lease, channel, housekeeping, System.nanoTime() + MIGRATION_GIVE_UP_NANOS, done);
-				return result;
-			}
-			finally {
-				if (!sent) {
-					this.releasing.decrementAndGet();
-				}
-			}
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
+			observeRelease(hold, ReleaseOutcome.RELEASED, null);
+			return null;
+		});
 	}
 
-	private void sendRelease(LockHold hold, LockLease lease, String channel, Housekeeping housekeeping, long giveUpAt,
+	private CompletionStage<Void> releaseInRedis(LockHold hold, String channel) {
+		LockLease lease = hold.lease();
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		leaveForRelease(hold, lease);
+		sendRelease(hold, lease, channel, System.nanoTime() + MIGRATION_GIVE_UP_NANOS, done);
+		return done;
+	}
+
+	private void sendRelease(LockHold hold, LockLease lease, String channel, long giveUpAt,
 			CompletableFuture<Void> done) {
-		LockKind kind = lease.kind();
 		CompletionStage<Long> answer;
 		try {
-			answer = this.scripts.executeAsync(kind.releaseCall(this.scripts, hold.key(), lease.owner(),
-					lease.fencingToken(), hold.fencingToken()), housekeeping::execute);
+			answer = this.scripts.executeAsync(lease.kind()
+				.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken()),
+					this.housekeeping::execute);
 		}
 		catch (RuntimeException ex) {
 			answer = CompletableFuture.failedFuture(ex);
@@ -223,7 +220,7 @@ final class LockReleaser {
 				}
 				Throwable ex = ScriptCommands.unwrap(failure);
 				if (SlotMigration.isMigrating(ex) && System.nanoTime() - giveUpAt <= 0) {
-					housekeeping.schedule(() -> sendRelease(hold, lease, channel, housekeeping, giveUpAt, done),
+					this.housekeeping.schedule(() -> sendRelease(hold, lease, channel, giveUpAt, done),
 							SlotMigration.RETRY_NANOS);
 					return;
 				}
@@ -331,24 +328,29 @@ final class LockReleaser {
 		return revoked;
 	}
 
-	private void revokeAgain(LockHold hold) {
-		try {
-			releaseInRedis(hold.lease().kind(), hold);
-		}
-		catch (RuntimeException ex) {
-			logger.warn(LogMessage.format(
-					"Could not release lock '%s' as the engine shut down; it expires with its lease", hold.key()), ex);
-		}
-	}
-
 	/**
-	 * A holder that passed its lock on, told that a check after its release began found
-	 * the grant gone: its work may have overlapped another owner's.
+	 * Release a revoked hold on its own, again for a while if the lock's cluster slot is
+	 * being migrated; a failure is logged, and the lock expires with its lease.
 	 */
-	private LockLostException passedLost(LockHold hold) {
-		LockLostException lost = hold.lostException();
-		observeRelease(hold, ReleaseOutcome.LOST, lost);
-		return lost;
+	private void revokeAgain(LockHold hold) {
+		LockLease lease = hold.lease();
+		long giveUpAt = System.nanoTime() + MIGRATION_GIVE_UP_NANOS;
+		while (true) {
+			try {
+				lease.kind()
+					.release(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken());
+				return;
+			}
+			catch (RuntimeException ex) {
+				if (!SlotMigration.isMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
+					logger.warn(LogMessage.format(
+							"Could not release lock '%s' as the engine shut down; it expires with its lease",
+							hold.key()), ex);
+					return;
+				}
+				LockSupport.parkNanos(SlotMigration.RETRY_NANOS);
+			}
+		}
 	}
 
 	private static LockLostException revokedException(LockHold hold) {
@@ -361,41 +363,21 @@ final class LockReleaser {
 
 	/**
 	 * Release a hold nobody will use, such as one granted to an acquisition that had
-	 * ended; a failure leaves it to a background release.
+	 * ended, without waiting; a failure is logged, and leaves the lock to a background
+	 * release.
 	 */
 	void releaseQuietly(LockHold hold) {
-		try {
-			release(hold);
-		}
-		catch (LockLostException ex) {
-			logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile",
-					hold.key()), ex);
-		}
-		catch (RuntimeException ex) {
-			LockLease lease = hold.lease();
-			this.backgroundReleases.giveBack(lease.kind(), lease.key(), lease.owner(), hold.fencingToken(),
-					lease.leaseMillis());
-		}
-	}
-
-	/**
-	 * Run the release script, again for a while if the lock's cluster slot is being
-	 * migrated: the lock would otherwise stay held until its lease ends.
-	 */
-	private long releaseInRedis(LockKind kind, LockHold hold) {
-		long giveUpAt = System.nanoTime() + MIGRATION_GIVE_UP_NANOS;
-		while (true) {
-			try {
-				return kind.release(this.scripts, hold.key(), hold.lease().owner(), hold.lease().fencingToken(),
-						hold.fencingToken());
+		releaseAsync(hold).whenComplete((ignored, failure) -> {
+			Throwable ex = (failure != null) ? ScriptCommands.unwrap(failure) : null;
+			if (ex instanceof LockLostException) {
+				logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile",
+						hold.key()), ex);
 			}
-			catch (RuntimeException ex) {
-				if (!SlotMigration.isMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
-					throw ex;
-				}
-				LockSupport.parkNanos(SlotMigration.RETRY_NANOS);
+			else if (ex != null) {
+				logger.debug(LogMessage.format("Could not release lock '%s', granted to an acquisition that ended; "
+						+ "it is released in the background", hold.key()), ex);
 			}
-		}
+		});
 	}
 
 	private void observeRelease(LockHold hold, ReleaseOutcome outcome, @Nullable Throwable failure) {

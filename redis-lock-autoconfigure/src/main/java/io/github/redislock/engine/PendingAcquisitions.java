@@ -114,7 +114,7 @@ final class PendingAcquisitions implements AutoCloseable {
 	 * {@link LockReleaser#releaseAsync}.
 	 */
 	CompletionStage<Void> release(LockHold hold) {
-		CompletableFuture<Void> released = this.releaser.releaseAsync(hold, this.housekeeping).toCompletableFuture();
+		CompletableFuture<Void> released = this.releaser.releaseAsync(hold).toCompletableFuture();
 		if (released.isDone()) {
 			// Completed on the calling thread: not the last handle, or a lock found lost.
 			return released;
@@ -134,16 +134,7 @@ final class PendingAcquisitions implements AutoCloseable {
 
 	/** Release a hold nobody will use, without waiting; a failure is logged. */
 	void releaseQuietly(LockHold hold) {
-		release(hold).whenComplete((ignored, ex) -> {
-			if (ex instanceof LockLostException) {
-				logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile",
-						hold.key()), ex);
-			}
-			else if (ex != null) {
-				logger.debug(LogMessage.format("Could not release lock '%s', granted to an acquisition that ended; "
-						+ "it is released in the background", hold.key()), ex);
-			}
-		});
+		this.releaser.releaseQuietly(hold);
 	}
 
 	/** Where what may wait for Redis runs: the housekeeping threads. */

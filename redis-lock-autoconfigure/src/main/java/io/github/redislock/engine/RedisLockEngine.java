@@ -157,7 +157,7 @@ public final class RedisLockEngine implements LockEngine {
 		BackgroundReleases backgroundReleases = new BackgroundReleases(this.scripts, this.locks, this.housekeeping);
 		HandOver handOver = new HandOver(this.scripts, this.locks, this.watchdog, leaseEvents, this.housekeeping);
 		this.releaser = new LockReleaser(this.scripts, this.locks, this.watchdog, backgroundReleases, handOver,
-				guarded);
+				this.housekeeping, guarded);
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
 		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, this.releaser,
 				this.shutdown);
