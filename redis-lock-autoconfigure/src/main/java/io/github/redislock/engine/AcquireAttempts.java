@@ -5,7 +5,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 import io.lettuce.core.RedisCommandInterruptedException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockInterruptedException;
@@ -27,6 +31,8 @@ import io.github.redislock.LockOptions;
  * @author redis-lock
  */
 final class AcquireAttempts {
+
+	private static final Log logger = LogFactory.getLog(AcquireAttempts.class);
 
 	private final LockOptions options;
 
@@ -162,6 +168,32 @@ final class AcquireAttempts {
 	 * @param holderLeftNanos when refused, how long the caller may sleep at most
 	 */
 	record Outcome(@Nullable LockHold hold, long holderLeftNanos) {
+	}
+
+	/**
+	 * Take an acquisition that gives up out of its line in Redis at once, rather than let
+	 * those behind it wait for its entry's deadline; for a kind that queues.
+	 * @param opener opens the connection if it is not open, since that waits for Redis
+	 * @return completes when Redis answered, or when the call failed, which is logged:
+	 * the entry then ends with its wait time
+	 */
+	CompletionStage<Void> leaveLine(Acquisition acquisition, Executor opener) {
+		String key = acquisition.key();
+		CompletionStage<Long> left;
+		try {
+			ScriptCall<Long> call = acquisition.kind().leaveCall(this.scripts, key, acquisition.owner());
+			left = (call != null) ? this.scripts.executeAsync(call, opener) : CompletableFuture.completedFuture(0L);
+		}
+		catch (RuntimeException ex) {
+			left = CompletableFuture.failedFuture(ex);
+		}
+		return left.handle((ignored, ex) -> {
+			if (ex != null) {
+				logger.debug(LogMessage
+					.format("Could not leave the line of lock '%s'; the entry ends with its wait time", key), ex);
+			}
+			return null;
+		});
 	}
 
 }

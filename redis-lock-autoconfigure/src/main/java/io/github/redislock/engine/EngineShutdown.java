@@ -96,10 +96,11 @@ final class EngineShutdown {
 	 * grace for holders to finish, release what is still held, and wait a little for
 	 * waiters and releases still in a Redis command.
 	 */
-	void run(Duration grace, LocalLocks locks, ReleaseSubscriptions subscriptions, LockReleaser releaser) {
+	void run(Duration grace, LocalLocks locks, ReleaseSubscriptions subscriptions, LockReleaser releaser,
+			Revocations revocations) {
 		subscriptions.wakeAll();
 		await(() -> !anyHeld(locks) && releaser.releasesInFlight() == 0 && subscriptions.waiterCount() == 0, grace);
-		releaseRemaining(grace, locks, releaser);
+		releaseRemaining(grace, locks, revocations);
 		// Waiters still in a Redis command leave once it answers, and releases under way
 		// end: both need the connection.
 		await(() -> subscriptions.waiterCount() == 0 && releaser.releasesInFlight() == 0, WAITERS_LEAVE);
@@ -123,7 +124,7 @@ final class EngineShutdown {
 	 * is released too, quietly: its lease may yet be alive in Redis when only this JVM's
 	 * estimate of it passed.
 	 */
-	private static void releaseRemaining(Duration grace, LocalLocks locks, LockReleaser releaser) {
+	private static void releaseRemaining(Duration grace, LocalLocks locks, Revocations revocations) {
 		List<LockHold> remaining = List.copyOf(locks.holds());
 		Set<LockHold> held = Collections.newSetFromMap(new IdentityHashMap<>());
 		for (LockHold hold : remaining) {
@@ -132,7 +133,7 @@ final class EngineShutdown {
 			}
 		}
 		List<String> released = new ArrayList<>();
-		for (LockHold hold : releaser.revokeAll(remaining)) {
+		for (LockHold hold : revocations.revokeAll(remaining)) {
 			if (held.contains(hold)) {
 				released.add(hold.key());
 			}

@@ -1,7 +1,5 @@
 package io.github.redislock.engine;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,17 +62,10 @@ final class LocalLock {
 
 	private final ChannelSubscription subscription = new ChannelSubscription();
 
-	/** Most locks have one hold at a time: the map is made at the second. */
-	private @Nullable LockHold onlyHold;
-
+	/** Made at the first hold: a lock only waited for has none. */
 	private @Nullable Map<HoldKey, LockHold> holds;
 
-	private @Nullable ArrayDeque<Waiter> queue;
-
-	/** Threads waiting for the subscription before they queue. */
-	private int joining;
-
-	private long idleSince = System.nanoTime();
+	private final WaiterLine line = new WaiterLine();
 
 	/** Until when ({@link System#nanoTime()}) this JVM yields the lock; 0 for not. */
 	private long yieldUntil;
@@ -83,14 +74,8 @@ final class LocalLock {
 		return this.subscription;
 	}
 
-	// Holds
-
 	/** The hold under the given key, or {@code null}. */
 	synchronized @Nullable LockHold hold(HoldKey key) {
-		LockHold only = this.onlyHold;
-		if (only != null) {
-			return only.holdKey().equals(key) ? only : null;
-		}
 		return (this.holds != null) ? this.holds.get(key) : null;
 	}
 
@@ -99,49 +84,27 @@ final class LocalLock {
 	 * @return the hold it replaced, or {@code null}
 	 */
 	synchronized @Nullable LockHold granted(LockHold hold) {
-		HoldKey key = hold.holdKey();
-		LockHold only = this.onlyHold;
-		if (this.holds == null && (only == null || only.holdKey().equals(key))) {
-			this.onlyHold = hold;
-			return only;
+		if (this.holds == null) {
+			this.holds = new HashMap<>(4);
 		}
-		return holdMap().put(key, hold);
+		return this.holds.put(hold.holdKey(), hold);
 	}
 
 	/** Forget a released hold, unless another took its place. */
 	synchronized void released(LockHold hold) {
-		if (this.onlyHold == hold) {
-			this.onlyHold = null;
-		}
-		else if (this.holds != null) {
+		if (this.holds != null) {
 			this.holds.remove(hold.holdKey(), hold);
 		}
 	}
 
 	synchronized int holdCount() {
-		return (this.onlyHold != null) ? 1 : (this.holds != null) ? this.holds.size() : 0;
+		return (this.holds != null) ? this.holds.size() : 0;
 	}
 
 	synchronized void collectHolds(List<LockHold> into) {
-		if (this.onlyHold != null) {
-			into.add(this.onlyHold);
-		}
-		else if (this.holds != null) {
+		if (this.holds != null) {
 			into.addAll(this.holds.values());
 		}
-	}
-
-	private Map<HoldKey, LockHold> holdMap() {
-		Map<HoldKey, LockHold> map = this.holds;
-		if (map == null) {
-			map = new HashMap<>(4);
-			if (this.onlyHold != null) {
-				map.put(this.onlyHold.holdKey(), this.onlyHold);
-				this.onlyHold = null;
-			}
-			this.holds = map;
-		}
-		return map;
 	}
 
 	/**
@@ -200,32 +163,15 @@ final class LocalLock {
 	// Waiters
 
 	synchronized void startJoining() {
-		this.joining++;
+		this.line.startJoining();
 	}
 
 	synchronized void join(Waiter waiter) {
-		this.joining--;
-		queue().addLast(waiter);
+		this.line.join(waiter);
 	}
 
 	synchronized void abandonJoining() {
-		this.joining--;
-		markIdleIfEmpty();
-	}
-
-	private ArrayDeque<Waiter> queue() {
-		ArrayDeque<Waiter> waiters = this.queue;
-		if (waiters == null) {
-			waiters = new ArrayDeque<>(4);
-			this.queue = waiters;
-		}
-		return waiters;
-	}
-
-	private void markIdleIfEmpty() {
-		if (this.queue == null || this.queue.isEmpty()) {
-			this.idleSince = System.nanoTime();
-		}
+		this.line.abandonJoining();
 	}
 
 	/**
@@ -233,42 +179,28 @@ final class LocalLock {
 	 * in this JVM's line and leaves without the lock. One that leaves holding the lock
 	 * passes no turn: its release wakes the next.
 	 * @param granted whether the waiter leaves holding the lock
+	 * @return a hold passed to the waiter as it left, which the caller releases
 	 */
-	synchronized void remove(Waiter waiter, boolean granted) {
-		boolean wasFirst = waiter.isOrderedHere() && firstOrderedHere() == waiter;
-		if (this.queue != null) {
-			this.queue.remove(waiter);
+	@Nullable LockHold remove(Waiter waiter, boolean granted) {
+		synchronized (this) {
+			this.line.remove(waiter, granted);
 		}
-		markIdleIfEmpty();
-		if (waiter.isSignalled() || (wasFirst && !granted)) {
-			signalOne();
-		}
+		return waiter.takeHandOver();
 	}
 
 	/** Whether a waiter ordered in this JVM is queued, ahead of a new arrival. */
 	synchronized boolean hasQueued() {
-		return firstOrderedHere() != null;
+		return this.line.first() != null;
 	}
 
 	/** Whether the waiter is the first of those ordered in this JVM. */
 	synchronized boolean isFirst(Waiter waiter) {
-		return firstOrderedHere() == waiter;
-	}
-
-	private @Nullable Waiter firstOrderedHere() {
-		if (this.queue != null) {
-			for (Waiter waiter : this.queue) {
-				if (waiter.isOrderedHere()) {
-					return waiter;
-				}
-			}
-		}
-		return null;
+		return this.line.first() == waiter;
 	}
 
 	/** Whether the first waiter in this JVM's line takes a passed grant. */
 	synchronized boolean firstTakesHandOver() {
-		Waiter first = firstOrderedHere();
+		Waiter first = this.line.first();
 		return first != null && first.takesHandOver();
 	}
 
@@ -282,7 +214,7 @@ final class LocalLock {
 	 * @return whether the waiter was given the grant
 	 */
 	synchronized boolean passTo(LockHold released, Function<Waiter, @Nullable LockHold> successor) {
-		Waiter first = firstOrderedHere();
+		Waiter first = this.line.first();
 		if (first == null || !first.takesHandOver() || hold(released.holdKey()) != released) {
 			return false;
 		}
@@ -299,53 +231,24 @@ final class LocalLock {
 
 	/** Wake the first waiter not yet woken. */
 	synchronized void signalOne() {
-		if (this.queue != null) {
-			for (Waiter waiter : this.queue) {
-				if (!waiter.isSignalled()) {
-					waiter.signal();
-					return;
-				}
-			}
-		}
+		this.line.signalOne();
 	}
 
 	/** Wake the waiter that asks under the given owner token, if it is queued here. */
 	synchronized void signalOwner(String owner) {
-		if (this.queue != null) {
-			for (Waiter waiter : this.queue) {
-				if (waiter.owner().equals(owner)) {
-					waiter.signal();
-					return;
-				}
-			}
-		}
+		this.line.signalOwner(owner);
 	}
 
 	synchronized void signalAll() {
-		if (this.queue != null) {
-			this.queue.forEach(Waiter::signal);
-		}
+		this.line.signalAll();
 	}
 
 	synchronized int waiterCount() {
-		return (this.queue != null) ? this.queue.size() : 0;
+		return this.line.size();
 	}
 
 	synchronized int sleepingCount() {
-		int count = 0;
-		if (this.queue != null) {
-			for (Waiter waiter : this.queue) {
-				if (waiter.isSleeping()) {
-					count++;
-				}
-			}
-		}
-		return count;
-	}
-
-	/** The waiters now, for diagnostics. */
-	synchronized List<Waiter> waiters() {
-		return (this.queue != null) ? new ArrayList<>(this.queue) : List.of();
+		return this.line.sleepingCount();
 	}
 
 	// Yielding to other JVMs
@@ -358,17 +261,11 @@ final class LocalLock {
 	}
 
 	/**
-	 * Yield the lock to other JVMs for the given time at most.
-	 *
-	 * <p>
-	 * A thread that releases a lock and at once asks for it again would nearly always
-	 * beat a waiter of another JVM, which must first receive the release message. So when
-	 * a thread of another JVM waits (the acquire script flags the grant when it refuses a
-	 * thread of another JVM than the holder's, and the release script reports the flag),
-	 * the threads of this JVM leave the lock alone until a release by another JVM arrives
-	 * ({@link #endYield}), or for the given time if none does. The grant that follows
-	 * such a release is flagged in Redis too, so that its release publishes though nobody
-	 * was refused ({@code release.lua}).
+	 * Yield the lock to other JVMs for the given time at most: a thread that releases a
+	 * lock and at once asks again would nearly always beat a waiter of another JVM, which
+	 * must first receive the release message. The acquire script flags a grant when it
+	 * refuses a thread of another JVM, and the release script reports the flag; a release
+	 * by another JVM ends the yield ({@link #endYield}).
 	 */
 	synchronized void yieldFor(long nanos) {
 		this.yieldUntil = System.nanoTime() + nanos;
@@ -382,15 +279,12 @@ final class LocalLock {
 		this.yieldUntil = 0;
 	}
 
-	// Lifetime
-
 	/**
 	 * Whether nothing needs the entry any more: no hold, no waiter, no joining thread, no
 	 * yield, and no subscription that may need an unsubscribe.
 	 */
 	synchronized boolean isUnused() {
-		return holdCount() == 0 && waiterCount() == 0 && this.joining == 0 && yieldingNanos() <= 0
-				&& this.subscription.isNeverAsked();
+		return holdCount() == 0 && this.line.isEmpty() && yieldingNanos() <= 0 && this.subscription.isNeverAsked();
 	}
 
 	/**
@@ -398,7 +292,7 @@ final class LocalLock {
 	 * channel may be unsubscribed.
 	 */
 	synchronized boolean isIdleSince(long time) {
-		return waiterCount() == 0 && this.joining == 0 && this.idleSince - time <= 0;
+		return this.line.isIdleSince(time);
 	}
 
 }

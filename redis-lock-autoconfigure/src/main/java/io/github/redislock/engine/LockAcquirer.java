@@ -8,7 +8,6 @@ import org.jspecify.annotations.Nullable;
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockObserver;
-import io.github.redislock.LockObserver.AcquireOutcome;
 import io.github.redislock.LockOptions;
 
 /**
@@ -162,18 +161,10 @@ final class LockAcquirer {
 			hold = acquire(acquisition, waitTime);
 		}
 		catch (RuntimeException ex) {
-			AcquireOutcome outcome = (ex instanceof LockInterruptedException) ? AcquireOutcome.INTERRUPTED
-					: AcquireOutcome.FAILED;
-			observer.acquireEnded(key, context, outcome, System.nanoTime() - startedAt, ex);
+			AcquireReports.ended(observer, key, name, context, startedAt, null, ex);
 			throw ex;
 		}
-		long waitNanos = System.nanoTime() - startedAt;
-		if (hold == null) {
-			observer.acquireEnded(key, context, AcquireOutcome.TIMED_OUT, waitNanos, null);
-			return null;
-		}
-		observer.acquireEnded(key, context, AcquireOutcome.ACQUIRED, waitNanos, null);
-		hold.observed(observer.held(key, name, hold.fencingToken(), context));
+		AcquireReports.ended(observer, key, name, context, startedAt, hold, null);
 		return hold;
 	}
 

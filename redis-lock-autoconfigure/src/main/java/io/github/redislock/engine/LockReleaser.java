@@ -1,13 +1,10 @@
 package io.github.redislock.engine;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -19,7 +16,6 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver.ReleaseOutcome;
 import io.github.redislock.LockObserver;
-import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
  * The release path: a handle closed, the hold's count goes down, and the last handle
@@ -47,14 +43,8 @@ final class LockReleaser {
 	 */
 	private static final long YIELD_NANOS = 50_000_000;
 
-	/**
-	 * How many releases a shutdown sends at once, and awaits before it sends more: few
-	 * enough that Redis answers them all well within a command timeout.
-	 */
-	private static final int RELEASE_BATCH = 1000;
-
 	/** How long a release refused during a slot migration is sent again. */
-	private static final long MIGRATION_GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(2);
+	static final long MIGRATION_GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(2);
 
 	private final LockScripts scripts;
 
@@ -165,7 +155,7 @@ final class LockReleaser {
 		}
 		LockLease lease = hold.lease();
 		if (lease.isRevoked()) {
-			LockLostException lost = revokedException(hold);
+			LockLostException lost = Revocations.lostException(hold);
 			observeRelease(hold, ReleaseOutcome.LOST, lost);
 			throw lost;
 		}
@@ -279,86 +269,6 @@ final class LockReleaser {
 			throw lost;
 		}
 		observeRelease(hold, ReleaseOutcome.RELEASED, null);
-	}
-
-	/**
-	 * Release holds in Redis as the engine shuts down, while their holders still run:
-	 * each finds its lock lost. The scripts of all of them are sent at once and their
-	 * answers awaited together, so that a JVM holding many locks gives them back in about
-	 * one round trip rather than one each. A release that failed or got no answer is sent
-	 * once more on its own; one that fails again is logged, and its lock expires with its
-	 * lease.
-	 * @return the holds released by this call, in the order given
-	 */
-	List<LockHold> revokeAll(List<LockHold> holds) {
-		List<LockHold> revoked = new ArrayList<>();
-		List<PreparedCall<Long>> calls = new ArrayList<>();
-		for (LockHold hold : holds) {
-			LockLease lease = hold.lease();
-			if (!lease.revoke()) {
-				continue;
-			}
-			this.locks.released(hold);
-			this.watchdog.unwatch(lease);
-			if (this.observer != null && !hold.isReleased()) {
-				// A vacant hold has no holder to tell.
-				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
-			}
-			revoked.add(hold);
-			calls.add(ScriptBatches.prepare(lease.kind()
-				.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken())));
-		}
-		for (int first = 0; first < calls.size(); first += RELEASE_BATCH) {
-			int end = Math.min(first + RELEASE_BATCH, calls.size());
-			BatchAnswers answers = new BatchAnswers(end - first);
-			try {
-				this.scripts.executeAllAsync(calls.subList(first, end), answers.list());
-				answers.await(this.scripts.commands().answerTimeoutMillis());
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not send the releases of the locks still held together; sending them one by one",
-						ex);
-			}
-			for (int i = first; i < end; i++) {
-				if (!answers.succeeded(i - first)) {
-					revokeAgain(revoked.get(i));
-				}
-			}
-		}
-		return revoked;
-	}
-
-	/**
-	 * Release a revoked hold on its own, again for a while if the lock's cluster slot is
-	 * being migrated; a failure is logged, and the lock expires with its lease.
-	 */
-	private void revokeAgain(LockHold hold) {
-		LockLease lease = hold.lease();
-		long giveUpAt = System.nanoTime() + MIGRATION_GIVE_UP_NANOS;
-		while (true) {
-			try {
-				lease.kind()
-					.release(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken());
-				return;
-			}
-			catch (RuntimeException ex) {
-				if (!SlotMigration.isMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
-					logger.warn(LogMessage.format(
-							"Could not release lock '%s' as the engine shut down; it expires with its lease",
-							hold.key()), ex);
-					return;
-				}
-				LockSupport.parkNanos(SlotMigration.RETRY_NANOS);
-			}
-		}
-	}
-
-	private static LockLostException revokedException(LockHold hold) {
-		return new LockLostException(hold.key(), hold.fencingToken(), "Lock '" + hold.key() + "' (fencing token "
-				+ hold.fencingToken() + ") was released while held, because the application shut down and its holder "
-				+ "did not finish within the grace time, so the work done under it may have overlapped with another "
-				+ "owner; finish or stop the work within spring.lifecycle.timeout-per-shutdown-phase (or the grace "
-				+ "given to LockTemplate.shutdown)", !hold.lease().claimLossReport());
 	}
 
 	/**

@@ -3,11 +3,7 @@ package io.github.redislock.engine;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisCommandInterruptedException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockInterruptedException;
@@ -33,8 +29,6 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
  * @author redis-lock
  */
 final class LockWaiting {
-
-	private static final Log logger = LogFactory.getLog(LockWaiting.class);
 
 	/**
 	 * How often a waiter in line renews its place, by trying again, while nothing wakes
@@ -119,14 +113,13 @@ final class LockWaiting {
 			throw new LockInterruptedException(key, ex);
 		}
 		finally {
-			lock.remove(waiter, hold != null);
-			LockHold late = waiter.takeHandOver();
+			LockHold late = lock.remove(waiter, hold != null);
 			if (late != null) {
 				// Passed to this waiter as it gave up: pass it on rather than drop it.
 				this.releaser.releaseQuietly(late);
 			}
 			if (hold == null && kind.queues()) {
-				leaveLine(acquisition);
+				this.attempts.leaveLine(acquisition, Runnable::run).toCompletableFuture().join();
 			}
 		}
 	}
@@ -139,16 +132,6 @@ final class LockWaiting {
 	static long sleepNanos(LockKind kind, long sleepNanos) {
 		long nanos = kind.queues() ? Math.min(sleepNanos, LINE_RENEW_NANOS) : sleepNanos;
 		return Math.max(nanos, 1_000_000);
-	}
-
-	private void leaveLine(Acquisition acquisition) {
-		try {
-			acquisition.kind().leave(this.scripts, acquisition.key(), acquisition.owner());
-		}
-		catch (RuntimeException ex) {
-			logger.debug(LogMessage.format("Could not leave the line of lock '%s'; the entry ends with its wait time",
-					acquisition.key()), ex);
-		}
 	}
 
 }

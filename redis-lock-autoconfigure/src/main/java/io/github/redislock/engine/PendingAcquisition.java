@@ -2,24 +2,22 @@ package io.github.redislock.engine;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockObserver;
-import io.github.redislock.LockObserver.AcquireOutcome;
 import io.github.redislock.LockShutdownException;
+import io.github.redislock.engine.AcquireAttempts.Outcome;
 
 /**
  * One acquisition that no thread waits for: its first attempt and its wait, as a future
@@ -27,41 +25,28 @@ import io.github.redislock.LockShutdownException;
  *
  * <h2>Design notes</h2>
  *
- * <b>Rounds, not a loop.</b> It follows {@link LockWaiting} step for step, but where a
- * thread loops and parks, this runs <em>rounds</em>: each waits for its turn in this JVM,
- * a local holder or a yield without a command, else sends one attempt without waiting,
- * and ends by arming a timer for when the thread would wake (the holder's lease end, the
- * deadline, the renewal of a place in line). Nothing sleeps and nothing polls: between
- * rounds the acquisition is a queued {@link Waiter} and, at most, a timer.
+ * <b>Rounds, not a loop.</b> Where a thread's wait ({@link LockWaiting}) loops and parks,
+ * this runs <em>rounds</em>, each taking the same next step
+ * ({@link LocalLock#sleepBeforeAsking}): a passed hold, a sleep without a command, or one
+ * attempt sent without waiting; it ends by arming a timer for when the thread would wake.
+ * Between rounds the acquisition is a queued {@link Waiter} and, at most, a timer.
  *
  * <p>
- * <b>Who runs a round.</b> A signal (a release message, a local release, a
- * re-subscription, the shutdown) or the timer calls {@link #wakeUp()}, which only counts
- * and, when no round runs, schedules one on the engine's {@link PendingRounds} threads:
- * signals come under the channel's monitor, and the round may complete the caller's
- * future, whose callbacks must run under no lock of the engine's and must not nest one
- * round in another. The count makes rounds of one acquisition run one at a time, and a
- * signal that comes during a round (while its attempt is in flight, say) calls for one
- * more, as a signal before {@code park} makes a thread's next {@code await} return at
- * once.
+ * <b>Who runs a round.</b> A signal or the timer calls {@link #wakeUp()}, which counts
+ * and, when no round runs, schedules one on the {@link PendingRounds} threads, never
+ * under the lock's monitor that signals come under. Rounds of one acquisition run one at
+ * a time; a signal during a round calls for one more.
  *
  * <p>
- * <b>Ending.</b> It ends once, with a hold, without one (the wait ran out) or with a
- * failure, or because the caller cancelled the future: whichever comes first wins the
- * {@link #ended} flag, leaves the channel and, having got nothing, the line in Redis. A
- * grant that comes after the end (an attempt in flight when the caller cancelled, a
- * cancel that raced with the completion) is released, never dropped.
- *
- * <p>
- * The lock belongs to the acquisition, not to a thread: its hold has no owner thread, so
- * no thread re-enters it, and while it is held the engine's threads and other pending
- * acquisitions wait for it as for any holder of this JVM.
+ * <b>Ending.</b> It ends once, with a hold, without one or with a failure, or because the
+ * caller cancelled the future: whichever comes first wins the {@link #ended} flag, leaves
+ * the channel and, having got nothing, the line in Redis. A grant that comes after the
+ * end is released, never dropped. The hold has no owner thread: no thread re-enters it,
+ * and other owners of this JVM wait for it as for any holder.
  *
  * @author redis-lock
  */
 final class PendingAcquisition {
-
-	private static final Log logger = LogFactory.getLog(PendingAcquisition.class);
 
 	private final PendingAcquisitions engine;
 
@@ -87,8 +72,6 @@ final class PendingAcquisition {
 
 	/** The lock the waiter queued in, once it did. */
 	private volatile @Nullable LocalLock lock;
-
-	private volatile boolean joined;
 
 	private volatile @Nullable ScheduledFuture<?> timer;
 
@@ -121,15 +104,32 @@ final class PendingAcquisition {
 				end(null, new CancellationException("The acquisition was cancelled"));
 			}
 		});
-		if (this.waits && waitsHere()) {
-			afterFirstAttempt(null);
+		// Skipped as LockAcquirer skips it.
+		LocalLock local = this.engine.locks().find(this.channel);
+		if (this.waits && local != null
+				&& local.skipsFirstAttempt(this.acquisition.kind(), this.acquisition.key(), null)) {
+			afterFirstAttempt();
 			return;
 		}
-		// Answered on the Redis client's thread, whose work must stay short: the rest
-		// runs on a round thread.
-		this.engine.attempts()
-			.tryOnceAsync(this.acquisition.withoutQueueing(), this.engine.background())
-			.whenCompleteAsync((outcome, ex) -> {
+		attempt(this.acquisition.withoutQueueing(), (refused) -> afterFirstAttempt(), () -> {
+		});
+	}
+
+	/**
+	 * Send one attempt; end with its grant or failure, or hand a refusal on; then run
+	 * {@code after}. The rest runs on a round thread, not the Redis client's.
+	 */
+	private void attempt(Acquisition attempt, Consumer<Outcome> onRefusal, Runnable after) {
+		CompletionStage<Outcome> sent;
+		try {
+			sent = this.engine.attempts().tryOnceAsync(attempt, this.engine.background());
+		}
+		catch (RuntimeException ex) {
+			sent = CompletableFuture.failedFuture(ex);
+		}
+		sent.whenCompleteAsync((outcome, ex) -> {
+			// Whatever happens: a round that never ends leaves later wake-ups unanswered.
+			try {
 				if (ex != null) {
 					end(null, ScriptCommands.unwrap(ex));
 				}
@@ -137,23 +137,21 @@ final class PendingAcquisition {
 					end(outcome.hold(), null);
 				}
 				else {
-					afterFirstAttempt(null);
+					onRefusal.accept(outcome);
 				}
-			}, this.engine.rounds()::execute);
+			}
+			catch (RuntimeException failure) {
+				end(null, failure);
+			}
+			finally {
+				after.run();
+			}
+		}, this.engine.rounds()::execute);
 	}
 
-	/**
-	 * Whether the first attempt is skipped, as {@link LockAcquirer} skips it
-	 * ({@link LocalLock#skipsFirstAttempt}).
-	 */
-	private boolean waitsHere() {
-		LocalLock local = this.engine.locks().find(this.channel);
-		return local != null && local.skipsFirstAttempt(this.acquisition.kind(), this.acquisition.key(), null);
-	}
-
-	private void afterFirstAttempt(@Nullable LockHold hold) {
-		if (hold != null || !this.waits || this.ended.get()) {
-			end(hold, null);
+	private void afterFirstAttempt() {
+		if (!this.waits || this.ended.get()) {
+			end(null, null);
 			return;
 		}
 		LockKind kind = this.acquisition.kind();
@@ -168,7 +166,6 @@ final class PendingAcquisition {
 				}
 				this.lock = joined;
 				this.waiter.set(queued);
-				this.joined = true;
 				if (this.ended.get()) {
 					// Cancelled while joining: end() found no waiter to take out.
 					leaveChannel(false);
@@ -219,20 +216,7 @@ final class PendingAcquisition {
 			sleep(sleepNanos);
 		}
 		else {
-			this.engine.attempts()
-				.tryOnceAsync(this.acquisition, this.engine.background())
-				.whenCompleteAsync((outcome, ex) -> {
-					if (ex != null) {
-						end(null, ScriptCommands.unwrap(ex));
-					}
-					else if (outcome.hold() != null) {
-						end(outcome.hold(), null);
-					}
-					else {
-						sleep(outcome.holderLeftNanos());
-					}
-					roundEnded(seen);
-				}, this.engine.rounds()::execute);
+			attempt(this.acquisition, (refused) -> sleep(refused.holderLeftNanos()), () -> roundEnded(seen));
 			return;
 		}
 		roundEnded(seen);
@@ -276,16 +260,21 @@ final class PendingAcquisition {
 	private void end(@Nullable LockHold hold, @Nullable Throwable failure) {
 		if (!this.ended.compareAndSet(false, true)) {
 			if (hold != null) {
-				release(hold);
+				this.engine.releaseQuietly(hold);
 			}
 			return;
 		}
 		cancelTimer();
 		leaveChannel(hold != null);
-		if (hold == null && this.joined && this.acquisition.kind().queues()) {
-			leaveLine();
+		if (hold == null && this.lock != null && this.acquisition.kind().queues()) {
+			this.engine.attempts().leaveLine(this.acquisition, this.engine.background());
 		}
-		complete(hold, failure);
+		LockObserver observer = this.engine.observer();
+		if (observer != null) {
+			AcquireReports.ended(observer, this.acquisition.key(), this.name, this.observerContext, this.startedAt,
+					hold, failure);
+		}
+		this.engine.complete(this.result, this.handles, hold, failure);
 	}
 
 	/**
@@ -299,93 +288,11 @@ final class PendingAcquisition {
 		}
 		queued.asleep(false);
 		LocalLock local = this.lock;
-		if (local != null) {
-			local.remove(queued, granted);
-		}
-		LockHold late = queued.takeHandOver();
+		LockHold late = (local != null) ? local.remove(queued, granted) : queued.takeHandOver();
 		if (late != null) {
 			// Passed to this acquisition as it ended: pass it on rather than drop it.
-			release(late);
+			this.engine.releaseQuietly(late);
 		}
-	}
-
-	/**
-	 * Leave the line in Redis at once rather than let those behind wait for the entry.
-	 */
-	private void leaveLine() {
-		LockScripts scripts = this.engine.scripts();
-		String key = this.acquisition.key();
-		try {
-			ScriptCall<Long> call = this.acquisition.kind().leaveCall(scripts, key, this.acquisition.owner());
-			if (call != null) {
-				scripts.executeAsync(call, this.engine.background()).whenComplete((ignored, ex) -> {
-					if (ex != null) {
-						leaveFailed(key, ex);
-					}
-				});
-			}
-		}
-		catch (RuntimeException ex) {
-			leaveFailed(key, ex);
-		}
-	}
-
-	private static void leaveFailed(String key, Throwable ex) {
-		logger.debug(LogMessage.format("Could not leave the line of lock '%s'; the entry ends with its wait time", key),
-				ex);
-	}
-
-	/**
-	 * Report the end to the observer and complete the caller's future, on a
-	 * {@link PendingRounds} thread: never on the Redis client's, where the caller's
-	 * chained work would hold up every answer.
-	 */
-	private void complete(@Nullable LockHold hold, @Nullable Throwable failure) {
-		LockObserver observer = this.engine.observer();
-		if (observer != null) {
-			observe(observer, hold, failure);
-		}
-		if (this.result.isCancelled()) {
-			if (hold != null) {
-				release(hold);
-			}
-			return;
-		}
-		this.engine.rounds().complete(() -> {
-			if (failure != null) {
-				this.result.completeExceptionally(failure);
-			}
-			else if (hold == null) {
-				this.result.complete(null);
-			}
-			else if (!this.result.complete(this.handles.apply(hold))) {
-				// Cancelled as it was granted: nobody will release it.
-				release(hold);
-			}
-		});
-	}
-
-	private void observe(LockObserver observer, @Nullable LockHold hold, @Nullable Throwable failure) {
-		String key = this.acquisition.key();
-		long waitNanos = System.nanoTime() - this.startedAt;
-		if (failure != null) {
-			// A cancelled acquisition gave up as an interrupted thread does.
-			AcquireOutcome outcome = (failure instanceof CancellationException) ? AcquireOutcome.INTERRUPTED
-					: AcquireOutcome.FAILED;
-			observer.acquireEnded(key, this.observerContext, outcome, waitNanos, failure);
-		}
-		else if (hold == null) {
-			observer.acquireEnded(key, this.observerContext, AcquireOutcome.TIMED_OUT, waitNanos, null);
-		}
-		else {
-			observer.acquireEnded(key, this.observerContext, AcquireOutcome.ACQUIRED, waitNanos, null);
-			hold.observed(observer.held(key, this.name, hold.fencingToken(), this.observerContext));
-		}
-	}
-
-	/** Release a hold nobody will use, without waiting; a failure is left to the log. */
-	private void release(LockHold hold) {
-		this.engine.releaseQuietly(hold);
 	}
 
 }

@@ -6,15 +6,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
-import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 
@@ -35,8 +30,6 @@ import io.github.redislock.LockOptions;
  * @author redis-lock
  */
 final class PendingAcquisitions implements AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(PendingAcquisitions.class);
 
 	private final LockOptions options;
 
@@ -130,6 +123,34 @@ final class PendingAcquisitions implements AutoCloseable {
 			}
 		}));
 		return result;
+	}
+
+	/**
+	 * Complete the caller's future of an acquisition that ended, on a
+	 * {@link PendingRounds} thread: never on the Redis client's, where the caller's
+	 * chained work would hold up every answer. A hold nobody will take (the caller
+	 * cancelled) is released.
+	 */
+	void complete(CompletableFuture<@Nullable LockHandle> result, Function<LockHold, LockHandle> handles,
+			@Nullable LockHold hold, @Nullable Throwable failure) {
+		if (result.isCancelled()) {
+			if (hold != null) {
+				releaseQuietly(hold);
+			}
+			return;
+		}
+		this.rounds.complete(() -> {
+			if (failure != null) {
+				result.completeExceptionally(failure);
+			}
+			else if (hold == null) {
+				result.complete(null);
+			}
+			else if (!result.complete(handles.apply(hold))) {
+				// Cancelled as it was granted: nobody will release it.
+				releaseQuietly(hold);
+			}
+		});
 	}
 
 	/** Release a hold nobody will use, without waiting; a failure is logged. */

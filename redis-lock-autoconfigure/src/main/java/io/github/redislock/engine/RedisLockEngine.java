@@ -90,6 +90,8 @@ public final class RedisLockEngine implements LockEngine {
 
 	private final LockReleaser releaser;
 
+	private final Revocations revocations;
+
 	private final RedisLockDiagnostics diagnostics;
 
 	private final LeaseExtensions extensions;
@@ -158,6 +160,7 @@ public final class RedisLockEngine implements LockEngine {
 		HandOver handOver = new HandOver(this.scripts, this.locks, this.watchdog, leaseEvents, this.housekeeping);
 		this.releaser = new LockReleaser(this.scripts, this.locks, this.watchdog, backgroundReleases, handOver,
 				this.housekeeping, guarded);
+		this.revocations = new Revocations(this.scripts, this.locks, this.watchdog, guarded);
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
 		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, this.releaser,
 				this.shutdown);
@@ -292,7 +295,7 @@ public final class RedisLockEngine implements LockEngine {
 			return;
 		}
 		try {
-			this.shutdown.run(grace, this.locks, this.subscriptions, this.releaser);
+			this.shutdown.run(grace, this.locks, this.subscriptions, this.releaser, this.revocations);
 		}
 		finally {
 			closeConnections();
