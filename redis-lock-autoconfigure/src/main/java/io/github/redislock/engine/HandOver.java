@@ -53,7 +53,7 @@ import org.springframework.core.log.LogMessage;
  * <li><b>Other JVMs get their turn.</b> Once a check finds a thread of another JVM
  * waiting, the grant passes {@link GrantCheck#PASSES_WHILE_OTHERS_WAIT} (16) more times
  * at most; then the release goes through Redis, and this JVM yields the lock for a while
- * ({@link ReleaseSubscriptions#releasedHere}).</li>
+ * ({@link LocalLock#yieldFor}).</li>
  * </ul>
  * The fault test {@code LockLossNemesisTests} and {@code FastPathSafetyTests} watch these
  * rules: tokens in grant order and below the server's {@code TIME}, and no holder of a
