@@ -1,6 +1,7 @@
 package io.github.redislock.integration;
 
 import java.time.Duration;
+import java.util.ConcurrentModificationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -174,15 +175,11 @@ class DistributedLockRegistryTests {
 				(key) -> LockRequest.of(key).leaseTime(Duration.ofMillis(300)), 10);
 		FencedLock lock = fixedLeases.obtain("short");
 		lock.lock();
-		try {
-			// The fixed lease runs out while held, and another JVM gets the lock
-			assertThat(this.otherNode.tryLock("short", Duration.ofSeconds(5))).isPresent()
-				.get()
-				.satisfies(LockHandle::close);
-		}
-		finally {
-			lock.unlock();
-		}
+		// The fixed lease runs out while held, and another JVM gets the lock
+		assertThat(this.otherNode.tryLock("short", Duration.ofSeconds(5))).isPresent()
+			.get()
+			.satisfies(LockHandle::close);
+		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock);
 	}
 
 	@Test
@@ -257,16 +254,12 @@ class DistributedLockRegistryTests {
 		RedisCli cli = this.locks.cli("report");
 		FencedLock lock = this.registry.obtain("report");
 		lock.lock();
-		try {
-			cli.command("DEL", LockFixture.lockKey("report"));
-			assertThatExceptionOfType(IllegalStateException.class)
-				.isThrownBy(() -> this.registry.renewLock("report", Duration.ofSeconds(10)))
-				.withCauseInstanceOf(LockLostException.class)
-				.withMessageContaining("lost");
-		}
-		finally {
-			lock.unlock();
-		}
+		cli.command("DEL", LockFixture.lockKey("report"));
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.registry.renewLock("report", Duration.ofSeconds(10)))
+			.withCauseInstanceOf(LockLostException.class)
+			.withMessageContaining("lost");
+		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock);
 	}
 
 }
