@@ -1,6 +1,7 @@
 package io.github.redislock.integration;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ConcurrentModificationException;
 import java.util.Deque;
@@ -9,14 +10,20 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.function.Function;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.integration.support.locks.LockRegistry;
+import org.springframework.core.log.LogMessage;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.util.Assert;
 
 import io.github.redislock.FencedLock;
@@ -44,7 +51,9 @@ import io.github.redislock.LockRequest;
  * {@link #renewLock(Object)} to the hold's own fixed lease. Locks without a fixed lease
  * need no renewal, since the watchdog renews them: for those, {@code renewLock(key)} only
  * checks that the lock is still held. Ask for a fixed lease per hold
- * ({@link RegistryLock#lock(Duration)}) or for every lock through the request factory.
+ * ({@link RegistryLock#lock(Duration)}) or for every lock through the request factory;
+ * with a {@link #setRenewalTaskScheduler(TaskScheduler) renewal scheduler}, the registry
+ * renews fixed leases while held.
  *
  * <p>
  * It keeps one {@code Lock} per key, so that {@code obtain(key)} returns the same object
@@ -56,6 +65,8 @@ import io.github.redislock.LockRequest;
  * @author redis-lock
  */
 public class DistributedLockRegistry implements RenewableLockRegistry<RegistryLock> {
+
+	private static final Log logger = LogFactory.getLog(DistributedLockRegistry.class);
 
 	/** How many locks are kept by default. */
 	public static final int DEFAULT_CAPACITY = 100_000;
@@ -80,6 +91,8 @@ public class DistributedLockRegistry implements RenewableLockRegistry<RegistryLo
 
 	/** The calling thread's holds of each key, the latest first; removed when empty. */
 	private final ThreadLocal<Map<String, Deque<Hold>>> threadHolds = new ThreadLocal<>();
+
+	private volatile @Nullable TaskScheduler renewalScheduler;
 
 	/**
 	 * Create a registry of exclusive locks renewed by the watchdog, keeping up to
@@ -106,6 +119,27 @@ public class DistributedLockRegistry implements RenewableLockRegistry<RegistryLo
 		this.operations = operations;
 		this.requests = requests;
 		this.capacity = capacity;
+	}
+
+	/**
+	 * Renew, on the given scheduler, the fixed leases of the holds taken from now on, for
+	 * as long as they are held, as Spring Integration's registries do: every third of the
+	 * lease, the lease is set again to its whole length from now (owner-checked in Redis,
+	 * same fencing token), so that a held lock does not expire while its JVM runs, and
+	 * expires within its lease once the JVM dies. A fixed lease is a ttl given to
+	 * {@link RegistryLock#lock(Duration)} or
+	 * {@link RegistryLock#tryLock(Duration, Duration)}, or the lease of the request
+	 * factory's requests; the holds the watchdog renews are left to it. A renewal stops
+	 * when its hold is released or found lost; one that fails on Redis is logged and
+	 * tried again at the next. Without a scheduler, the default, fixed leases are not
+	 * renewed: they run out while held unless extended with {@link #renewLock(Object)}.
+	 * @param renewalTaskScheduler the scheduler of the renewals, such as Spring Boot's
+	 * {@code taskScheduler} bean
+	 */
+	@Override
+	public void setRenewalTaskScheduler(TaskScheduler renewalTaskScheduler) {
+		Assert.notNull(renewalTaskScheduler, "The renewal TaskScheduler must not be null");
+		this.renewalScheduler = renewalTaskScheduler;
 	}
 
 	/**
@@ -255,7 +289,12 @@ public class DistributedLockRegistry implements RenewableLockRegistry<RegistryLo
 		Deque<Hold> stack = holds.computeIfAbsent(key, (name) -> new ArrayDeque<>());
 		Hold outer = stack.peek();
 		boolean reentered = outer != null && outer.handle().isHeld();
-		stack.push(new Hold(handle, reentered ? outer.lease() : lease));
+		Hold hold = new Hold(key, handle, reentered ? outer.lease() : lease);
+		stack.push(hold);
+		TaskScheduler scheduler = this.renewalScheduler;
+		if (!reentered && lease != null && scheduler != null) {
+			hold.renewOn(scheduler);
+		}
 		synchronized (this.locks) {
 			this.holdCounts.merge(key, 1, Integer::sum);
 			// Kept while held, also when it was forgotten before it was locked.
@@ -296,13 +335,76 @@ public class DistributedLockRegistry implements RenewableLockRegistry<RegistryLo
 	}
 
 	/**
-	 * One hold of a thread.
-	 *
-	 * @param handle the engine's handle of the hold
-	 * @param lease the fixed lease of the hold in Redis, or {@code null} when the
-	 * watchdog renews it
+	 * One hold of a thread: the engine's handle, the fixed lease of the hold in Redis (or
+	 * {@code null} when the watchdog renews it), and its renewal on the registry's
+	 * scheduler, if any.
 	 */
-	private record Hold(LockHandle handle, @Nullable Duration lease) {
+	private static final class Hold {
+
+		private final String key;
+
+		private final LockHandle handle;
+
+		private final @Nullable Duration lease;
+
+		private final AtomicBoolean renewalEnded = new AtomicBoolean();
+
+		private volatile @Nullable ScheduledFuture<?> renewal;
+
+		Hold(String key, LockHandle handle, @Nullable Duration lease) {
+			this.key = key;
+			this.handle = handle;
+			this.lease = lease;
+		}
+
+		LockHandle handle() {
+			return this.handle;
+		}
+
+		@Nullable Duration lease() {
+			return this.lease;
+		}
+
+		/** Renew the fixed lease every third of it until {@link #endRenewal()}. */
+		void renewOn(TaskScheduler scheduler) {
+			Duration lease = this.lease;
+			Assert.state(lease != null, "Only a fixed lease is renewed on the scheduler");
+			Duration interval = Duration.ofMillis(Math.max(1, lease.toMillis() / 3));
+			ScheduledFuture<?> renewal = scheduler.scheduleWithFixedDelay(() -> renew(lease),
+					Instant.now().plus(interval), interval);
+			this.renewal = renewal;
+			// Ended before the future was known: endRenewal() could not cancel it.
+			if (this.renewalEnded.get()) {
+				renewal.cancel(false);
+			}
+		}
+
+		private void renew(Duration lease) {
+			if (this.renewalEnded.get()) {
+				return;
+			}
+			try {
+				this.handle.extend(lease);
+			}
+			catch (LockLostException | IllegalStateException ex) {
+				// Lost, which unlock() reports, or released meanwhile.
+				logger.debug(LogMessage.format("Stopped renewing lock '%s': %s", this.key, ex.getMessage()));
+				endRenewal();
+			}
+			catch (RuntimeException ex) {
+				logger.warn(LogMessage.format("Could not renew the lease of lock '%s' (%s); trying again in a "
+						+ "third of the lease, before it runs out", this.key, ex.getMessage()), ex);
+			}
+		}
+
+		/** Stop renewing: when released or found lost. */
+		void endRenewal() {
+			this.renewalEnded.set(true);
+			ScheduledFuture<?> renewal = this.renewal;
+			if (renewal != null) {
+				renewal.cancel(false);
+			}
+		}
 
 	}
 
@@ -420,6 +522,7 @@ public class DistributedLockRegistry implements RenewableLockRegistry<RegistryLo
 		@Override
 		public void unlock() {
 			Hold hold = pop(this.key);
+			hold.endRenewal();
 			try {
 				hold.handle().close();
 			}

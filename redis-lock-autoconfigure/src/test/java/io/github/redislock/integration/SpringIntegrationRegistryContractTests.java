@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
@@ -57,6 +58,8 @@ class SpringIntegrationRegistryContractTests {
 
 	private LockTemplate otherNode;
 
+	private ThreadPoolTaskScheduler scheduler;
+
 	private ExecutorService executor;
 
 	@BeforeEach
@@ -68,11 +71,16 @@ class SpringIntegrationRegistryContractTests {
 		this.registry = new DistributedLockRegistry(template);
 		this.otherNode = this.locks.template();
 		this.otherRegistry = new DistributedLockRegistry(this.otherNode);
+		this.scheduler = new ThreadPoolTaskScheduler();
+		this.scheduler.setThreadNamePrefix("lock-renewal-");
+		this.scheduler.setRemoveOnCancelPolicy(true);
+		this.scheduler.initialize();
 		this.executor = LockFixture.executor("si-contract");
 	}
 
 	@AfterEach
 	void tearDown() throws Exception {
+		this.scheduler.shutdown();
 		this.executor.shutdownNow();
 		this.executor.awaitTermination(10, TimeUnit.SECONDS);
 		this.locks.close();
@@ -185,6 +193,43 @@ class SpringIntegrationRegistryContractTests {
 		finally {
 			lock.unlock();
 		}
+	}
+
+	@Test
+	void renewalTaskSchedulerKeepsAFixedLeaseHeldWhileHeld() throws Exception {
+		this.registry.setRenewalTaskScheduler(this.scheduler);
+		DistributedLock lock = (DistributedLock) this.registry.obtain("job");
+		lock.lock(Duration.ofMillis(300));
+		try {
+			// Five leases long, and never free for another registry
+			assertThat(this.otherRegistry.obtain("job").tryLock(1500, TimeUnit.MILLISECONDS)).isFalse();
+		}
+		finally {
+			lock.unlock();
+		}
+		// Renewals end with the hold
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.scheduler.getScheduledThreadPoolExecutor().getQueue().isEmpty());
+		Lock other = this.otherRegistry.obtain("job");
+		assertThat(other.tryLock()).isTrue();
+		other.unlock();
+	}
+
+	@Test
+	void renewalTaskSchedulerKeepsTheRequestFactorysFixedLeasesHeldWhileHeld() throws Exception {
+		RenewableLockRegistry<?> fixedLeases = new DistributedLockRegistry(this.locks.template(),
+				(key) -> LockRequest.of(key).leaseTime(Duration.ofMillis(300)), 100);
+		fixedLeases.setRenewalTaskScheduler(this.scheduler);
+		Lock lock = fixedLeases.obtain("job");
+		lock.lock();
+		try {
+			assertThat(this.otherRegistry.obtain("job").tryLock(1500, TimeUnit.MILLISECONDS)).isFalse();
+		}
+		finally {
+			lock.unlock();
+		}
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.scheduler.getScheduledThreadPoolExecutor().getQueue().isEmpty());
 	}
 
 	@Test
