@@ -195,6 +195,25 @@ class DistributedLockRegistryTests {
 	}
 
 	@Test
+	void twoRegistriesOnOneTemplateShareTheThreadsReentrancy() {
+		DistributedLockRegistry second = new DistributedLockRegistry(this.template);
+		FencedLock first = this.registry.obtain("report");
+		first.lock();
+		try {
+			// The engine's reentrancy: the same thread re-enters through the other
+			// registry, and each registry keeps its own hold
+			assertThat(second.obtain("report").tryLock()).isTrue();
+			assertThat(second.fencingToken("report")).isEqualTo(first.fencingToken());
+			second.obtain("report").unlock();
+			assertThat(this.otherNode.isLocked("report")).isTrue();
+		}
+		finally {
+			first.unlock();
+		}
+		assertThat(this.otherNode.isLocked("report")).isFalse();
+	}
+
+	@Test
 	void refusesAKeyThatBreaksTheRulesForLockNames() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.registry.obtain(" "));
 	}

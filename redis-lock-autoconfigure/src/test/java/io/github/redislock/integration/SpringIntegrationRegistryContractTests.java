@@ -150,11 +150,13 @@ class SpringIntegrationRegistryContractTests {
 	}
 
 	@Test
-	void unlockOfALockTheWatchdogFoundLostThrowsConcurrentModification() {
+	void eachUnlockOfAHoldTheWatchdogFoundLostThrowsConcurrentModification() {
 		Lock lock = this.registry.obtain("job");
+		lock.lock();
 		lock.lock();
 		this.cli.command("DEL", LockFixture.lockKey("job"));
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.observer.losses("job") == 1);
+		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock);
 		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock);
 		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
 	}
