@@ -161,21 +161,21 @@ public class DistributedLockRegistry implements RenewableLockRegistry<RegistryLo
 			if (lock == null) {
 				lock = new KeyLock(key, this.requests.apply(key));
 				this.locks.put(key, lock);
-				forgetUnheldBeyondCapacity();
+				forgetUnheldBeyondCapacity(key);
 			}
 			return lock;
 		}
 	}
 
 	/**
-	 * Forget the least recently obtained locks beyond the capacity, skipping those held:
-	 * usually the eldest alone.
+	 * Forget the least recently obtained locks beyond the capacity, skipping those held
+	 * and the one just obtained: usually the eldest alone.
 	 */
-	private void forgetUnheldBeyondCapacity() {
-		Iterator<Map.Entry<String, KeyLock>> eldestFirst = this.locks.entrySet().iterator();
-		// The newest, just added, is last: never reached while over capacity.
+	private void forgetUnheldBeyondCapacity(String obtained) {
+		Iterator<String> eldestFirst = this.locks.keySet().iterator();
 		while (this.locks.size() > this.capacity && eldestFirst.hasNext()) {
-			if (!this.holdCounts.containsKey(eldestFirst.next().getKey())) {
+			String key = eldestFirst.next();
+			if (!key.equals(obtained) && !this.holdCounts.containsKey(key)) {
 				eldestFirst.remove();
 			}
 		}
@@ -370,8 +370,10 @@ public class DistributedLockRegistry implements RenewableLockRegistry<RegistryLo
 			Duration lease = this.lease;
 			Assert.state(lease != null, "Only a fixed lease is renewed on the scheduler");
 			Duration interval = Duration.ofMillis(Math.max(1, lease.toMillis() / 3));
-			ScheduledFuture<?> renewal = scheduler.scheduleWithFixedDelay(() -> renew(lease),
-					Instant.now().plus(interval), interval);
+			// At a fixed rate: a renewal's round trip must not delay the next, which a
+			// short lease cannot afford.
+			ScheduledFuture<?> renewal = scheduler.scheduleAtFixedRate(() -> renew(lease), Instant.now().plus(interval),
+					interval);
 			this.renewal = renewal;
 			// Ended before the future was known: endRenewal() could not cancel it.
 			if (this.renewalEnded.get()) {

@@ -195,6 +195,21 @@ class DistributedLockRegistryTests {
 	}
 
 	@Test
+	void keepsTheLockJustObtainedWhenTheOthersAreHeld() {
+		DistributedLockRegistry small = new DistributedLockRegistry(this.locks.template(), LockRequest::of, 1);
+		FencedLock a = small.obtain("a");
+		a.lock();
+		try {
+			FencedLock b = small.obtain("b");
+			assertThat(small.obtain("b")).isSameAs(b);
+			assertThat(small.obtain("a")).isSameAs(a);
+		}
+		finally {
+			a.unlock();
+		}
+	}
+
+	@Test
 	void twoRegistriesOnOneTemplateShareTheThreadsReentrancy() {
 		DistributedLockRegistry second = new DistributedLockRegistry(this.template);
 		FencedLock first = this.registry.obtain("report");

@@ -52,6 +52,9 @@ class SpringIntegrationRegistryContractTests {
 
 	private RedisCli cli;
 
+	/** This node's template, warmed up: connected and its scripts loaded. */
+	private LockTemplate template;
+
 	private RenewableLockRegistry<?> registry;
 
 	private RenewableLockRegistry<?> otherRegistry;
@@ -66,9 +69,9 @@ class SpringIntegrationRegistryContractTests {
 	void setUp(RedisServer server) {
 		this.locks = new StandaloneLocks(server);
 		this.cli = this.locks.cli();
-		LockTemplate template = this.locks.template(QUICK_WATCHDOG, this.observer);
-		LockFixture.warmUp(template);
-		this.registry = new DistributedLockRegistry(template);
+		this.template = this.locks.template(QUICK_WATCHDOG, this.observer);
+		LockFixture.warmUp(this.template);
+		this.registry = new DistributedLockRegistry(this.template);
 		this.otherNode = this.locks.template();
 		this.otherRegistry = new DistributedLockRegistry(this.otherNode);
 		this.scheduler = new ThreadPoolTaskScheduler();
@@ -219,7 +222,8 @@ class SpringIntegrationRegistryContractTests {
 
 	@Test
 	void renewalTaskSchedulerKeepsTheRequestFactorysFixedLeasesHeldWhileHeld() throws Exception {
-		RenewableLockRegistry<?> fixedLeases = new DistributedLockRegistry(this.locks.template(),
+		// On a node warmed up, whose first renewal cannot take as long as a cold start
+		RenewableLockRegistry<?> fixedLeases = new DistributedLockRegistry(this.template,
 				(key) -> LockRequest.of(key).leaseTime(Duration.ofMillis(300)), 100);
 		fixedLeases.setRenewalTaskScheduler(this.scheduler);
 		Lock lock = fixedLeases.obtain("job");
