@@ -42,6 +42,13 @@ import static org.awaitility.Awaitility.await;
 @RedisTest
 class SpringIntegrationRegistryContractTests {
 
+	/**
+	 * A lease that a renewal every third of it keeps, also on a loaded machine: the
+	 * renewals have 600 ms to come, where a 300 ms lease left 200 ms, which a CI machine
+	 * running other JVMs' tests alongside sometimes stalled for.
+	 */
+	private static final Duration RENEWED_LEASE = Duration.ofMillis(900);
+
 	/** A watchdog that finds a loss within a few tenths of a second. */
 	private static final LockOptions QUICK_WATCHDOG = LockOptions.defaults()
 		.withWatchdog(Duration.ofMillis(1500), Duration.ofMillis(300));
@@ -204,10 +211,11 @@ class SpringIntegrationRegistryContractTests {
 	void renewalTaskSchedulerKeepsAFixedLeaseHeldWhileHeld() throws Exception {
 		this.registry.setRenewalTaskScheduler(this.scheduler);
 		DistributedLock lock = (DistributedLock) this.registry.obtain("job");
-		lock.lock(Duration.ofMillis(300));
+		lock.lock(RENEWED_LEASE);
 		try {
-			// Five leases long, and never free for another registry
-			assertThat(this.otherRegistry.obtain("job").tryLock(1500, TimeUnit.MILLISECONDS)).isFalse();
+			// Three leases long, and never free for another registry
+			assertThat(this.otherRegistry.obtain("job").tryLock(RENEWED_LEASE.toMillis() * 3, TimeUnit.MILLISECONDS))
+				.isFalse();
 		}
 		finally {
 			lock.unlock();
@@ -224,12 +232,13 @@ class SpringIntegrationRegistryContractTests {
 	void renewalTaskSchedulerKeepsTheRequestFactorysFixedLeasesHeldWhileHeld() throws Exception {
 		// On a node warmed up, whose first renewal cannot take as long as a cold start
 		RenewableLockRegistry<?> fixedLeases = new DistributedLockRegistry(this.template,
-				(key) -> LockRequest.of(key).leaseTime(Duration.ofMillis(300)), 100);
+				(key) -> LockRequest.of(key).leaseTime(RENEWED_LEASE), 100);
 		fixedLeases.setRenewalTaskScheduler(this.scheduler);
 		Lock lock = fixedLeases.obtain("job");
 		lock.lock();
 		try {
-			assertThat(this.otherRegistry.obtain("job").tryLock(1500, TimeUnit.MILLISECONDS)).isFalse();
+			assertThat(this.otherRegistry.obtain("job").tryLock(RENEWED_LEASE.toMillis() * 3, TimeUnit.MILLISECONDS))
+				.isFalse();
 		}
 		finally {
 			lock.unlock();
