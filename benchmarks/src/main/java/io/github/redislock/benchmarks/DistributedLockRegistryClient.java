@@ -2,7 +2,6 @@ package io.github.redislock.benchmarks;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,18 +9,17 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockOptions;
-import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.integration.DistributedLockRegistry;
+import io.github.redislock.integration.RegistryLock;
 
 /**
  * redis-lock behind Spring Integration's {@code LockRegistry}: a
  * {@link DistributedLockRegistry} on a {@link LockTemplate} with default options, used as
  * the Spring Integration clients use theirs ({@code obtain(key).tryLock(…)}), so that the
- * two registries compare through the same interface. A fixed lease, which a registry lock
- * cannot take per call, goes through {@code asLock} of a request with that lease, the
- * same {@code Lock} the registry hands out.
+ * two registries compare through the same interface, a fixed lease included
+ * ({@code DistributedLock.tryLock(waitTime, ttl)}).
  */
 final class DistributedLockRegistryClient implements LockClient {
 
@@ -41,10 +39,11 @@ final class DistributedLockRegistryClient implements LockClient {
 
 	@Override
 	public Release acquire(String key, @Nullable Duration lease) {
-		Lock lock = (lease != null) ? this.template.asLock(LockRequest.of(key).leaseTime(lease))
-				: this.registry.obtain(key);
+		RegistryLock lock = this.registry.obtain(key);
 		try {
-			if (!lock.tryLock(WAIT_LIMIT.toMillis(), TimeUnit.MILLISECONDS)) {
+			boolean granted = (lease != null) ? lock.tryLock(WAIT_LIMIT, lease)
+					: lock.tryLock(WAIT_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+			if (!granted) {
 				throw new IllegalStateException(
 						"DistributedLockRegistry did not grant '" + key + "' within " + WAIT_LIMIT);
 			}

@@ -1,6 +1,7 @@
 package io.github.redislock.integration;
 
 import java.time.Duration;
+import java.util.ConcurrentModificationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -174,15 +175,11 @@ class DistributedLockRegistryTests {
 				(key) -> LockRequest.of(key).leaseTime(Duration.ofMillis(300)), 10);
 		FencedLock lock = fixedLeases.obtain("short");
 		lock.lock();
-		try {
-			// The fixed lease runs out while held, and another JVM gets the lock
-			assertThat(this.otherNode.tryLock("short", Duration.ofSeconds(5))).isPresent()
-				.get()
-				.satisfies(LockHandle::close);
-		}
-		finally {
-			lock.unlock();
-		}
+		// The fixed lease runs out while held, and another JVM gets the lock
+		assertThat(this.otherNode.tryLock("short", Duration.ofSeconds(5))).isPresent()
+			.get()
+			.satisfies(LockHandle::close);
+		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock);
 	}
 
 	@Test
@@ -195,6 +192,40 @@ class DistributedLockRegistryTests {
 		small.obtain("c");
 		assertThat(small.obtain("a")).isSameAs(a);
 		assertThat(small.obtain("b")).isNotSameAs(b);
+	}
+
+	@Test
+	void keepsTheLockJustObtainedWhenTheOthersAreHeld() {
+		DistributedLockRegistry small = new DistributedLockRegistry(this.locks.template(), LockRequest::of, 1);
+		FencedLock a = small.obtain("a");
+		a.lock();
+		try {
+			FencedLock b = small.obtain("b");
+			assertThat(small.obtain("b")).isSameAs(b);
+			assertThat(small.obtain("a")).isSameAs(a);
+		}
+		finally {
+			a.unlock();
+		}
+	}
+
+	@Test
+	void twoRegistriesOnOneTemplateShareTheThreadsReentrancy() {
+		DistributedLockRegistry second = new DistributedLockRegistry(this.template);
+		FencedLock first = this.registry.obtain("report");
+		first.lock();
+		try {
+			// The engine's reentrancy: the same thread re-enters through the other
+			// registry, and each registry keeps its own hold
+			assertThat(second.obtain("report").tryLock()).isTrue();
+			assertThat(second.fencingToken("report")).isEqualTo(first.fencingToken());
+			second.obtain("report").unlock();
+			assertThat(this.otherNode.isLocked("report")).isTrue();
+		}
+		finally {
+			first.unlock();
+		}
+		assertThat(this.otherNode.isLocked("report")).isFalse();
 	}
 
 	@Test
@@ -257,16 +288,12 @@ class DistributedLockRegistryTests {
 		RedisCli cli = this.locks.cli("report");
 		FencedLock lock = this.registry.obtain("report");
 		lock.lock();
-		try {
-			cli.command("DEL", LockFixture.lockKey("report"));
-			assertThatExceptionOfType(IllegalStateException.class)
-				.isThrownBy(() -> this.registry.renewLock("report", Duration.ofSeconds(10)))
-				.withCauseInstanceOf(LockLostException.class)
-				.withMessageContaining("lost");
-		}
-		finally {
-			lock.unlock();
-		}
+		cli.command("DEL", LockFixture.lockKey("report"));
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.registry.renewLock("report", Duration.ofSeconds(10)))
+			.withCauseInstanceOf(LockLostException.class)
+			.withMessageContaining("lost");
+		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock);
 	}
 
 }
