@@ -38,9 +38,11 @@ record LockKeys(String prefix) {
 	}
 
 	/**
-	 * Short-lived mark that an owner released the lock, which tells a release run again
-	 * after a reconnect from a lock that was lost: left by the release, or for an
-	 * exclusive lock by the grant that replaces its tombstone.
+	 * Short-lived mark that a release of an owner ran, which tells a release run again
+	 * after a reconnect from a lock that was lost, and refuses an acquisition of that
+	 * owner that reaches Redis after it: {@code 1} left by the release, or for an
+	 * exclusive lock by the grant that replaces its tombstone; {@code 0} left by a
+	 * release or give-back that found the lock not the owner's.
 	 */
 	String releasedKey(String name, String owner) {
 		return key(name, ":released:" + owner);

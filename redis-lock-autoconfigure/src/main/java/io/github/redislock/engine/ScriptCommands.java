@@ -48,6 +48,10 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  * Many calls sent at once without waiting, the watchdog's renewals, take a path of their
  * own on the same connection: {@link ScriptBatches}.
  *
+ * <p>
+ * Each connection it opens asks the primaries not asked yet whether they may evict lock
+ * keys ({@link EvictionPolicyCheck}).
+ *
  * @author redis-lock
  */
 final class ScriptCommands implements AutoCloseable {
@@ -60,6 +64,8 @@ final class ScriptCommands implements AutoCloseable {
 	private final RedisConnectionFactory connectionFactory;
 
 	private final long timeoutMillis;
+
+	private final EvictionPolicyCheck evictionPolicyCheck = new EvictionPolicyCheck();
 
 	/**
 	 * Guards opening and closing the connection: a lock rather than a monitor, since
@@ -266,6 +272,8 @@ final class ScriptCommands implements AutoCloseable {
 			this.connection = opened;
 			current = (RedisClusterAsyncCommands<byte[], byte[]>) opened.getNativeConnection();
 			this.commands = current;
+			// Without waiting: the answer is read on Lettuce's thread.
+			this.evictionPolicyCheck.check(current);
 			return current;
 		}
 		finally {

@@ -90,7 +90,10 @@ public interface FencedRedisOperations {
 
 	/**
 	 * Add to a counter, like {@code INCRBY}; a missing counter starts at 0. The counter
-	 * keeps its time to live, and its fence takes the same.
+	 * keeps its time to live, and its fence takes the same. Counts once even when Redis
+	 * runs the call twice (Lettuce sends a command again after a reconnect when its
+	 * answer was lost): {@link FencedRedisTemplate} records each call's new value, for as
+	 * long as the client may send it again, under an id of the call's own.
 	 * @param key the counter's key: the resource
 	 * @param delta the amount to add, negative to subtract
 	 * @param token the writer's fencing token, not negative

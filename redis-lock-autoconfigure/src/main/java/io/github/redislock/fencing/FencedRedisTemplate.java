@@ -3,9 +3,12 @@ package io.github.redislock.fencing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HexFormat;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
@@ -29,6 +32,12 @@ import io.github.redislock.StaleFencingTokenException;
  * {@code set} throws {@link StaleFencingTokenException} and leaves the newer stock alone.
  * Thread-safe; it holds no connection of its own, so there is nothing to close.
  *
+ * <p>
+ * Every write is safe to run twice, as Lettuce may run it after a reconnect when its
+ * answer was lost. An {@link #increment} records its new value under an id of its own
+ * beside the resource's fence for as long as Lettuce may send it again (the command
+ * timeout plus a second), so that it counts once.
+ *
  * @author redis-lock
  */
 public class FencedRedisTemplate implements FencedRedisOperations {
@@ -41,6 +50,8 @@ public class FencedRedisTemplate implements FencedRedisOperations {
 	private final StringRedisTemplate redis;
 
 	private final String deletedFenceRetentionMillis;
+
+	private final String replayWindowMillis;
 
 	/**
 	 * Create a template that keeps the fence of a deleted resource for
@@ -63,6 +74,18 @@ public class FencedRedisTemplate implements FencedRedisOperations {
 		Assert.isTrue(deletedFenceRetention.toMillis() > 0, "The deleted fence retention must be at least 1 ms");
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.deletedFenceRetentionMillis = Long.toString(deletedFenceRetention.toMillis());
+		this.replayWindowMillis = Long.toString(replayWindowMillis(connectionFactory));
+	}
+
+	/**
+	 * How long after it was sent a command may still run in Redis: Lettuce sends again,
+	 * after a reconnect, the commands whose answers it lacks, but never one that timed
+	 * out; a client that never sends again is given Lettuce's default timeout.
+	 */
+	private static long replayWindowMillis(RedisConnectionFactory connectionFactory) {
+		long timeoutMillis = (connectionFactory instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout()
+				: 60_000;
+		return timeoutMillis + 1000;
 	}
 
 	@Override
@@ -87,9 +110,29 @@ public class FencedRedisTemplate implements FencedRedisOperations {
 		write(FencedScripts.PUT, key, token, pairs.toArray(String[]::new));
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Counts once though Redis runs it twice: the call carries an id of its own, under
+	 * which Redis records the counter's new value beside the fence, in the same slot, for
+	 * as long as the client may send the call again ({@code fenced-incrby.lua}).
+	 */
 	@Override
 	public long increment(String key, long delta, long token) {
-		return ((Number) write(FencedScripts.INCREMENT, key, token, Long.toString(delta))).longValue();
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		return increment(key, delta, token,
+				HexFormat.of().toHexDigits(random.nextLong()) + HexFormat.of().toHexDigits(random.nextLong()));
+	}
+
+	/**
+	 * Add to a counter as one call with the given id: the same call run again, by the
+	 * client or by Redis, adds nothing and replies the value the first run did.
+	 */
+	long increment(String key, long delta, long token, String operation) {
+		String fence = FenceKeys.of(key);
+		return ((Number) write(FencedScripts.INCREMENT, List.of(key, fence, fence + ":incr:" + operation), token,
+				Long.toString(delta), this.replayWindowMillis))
+			.longValue();
 	}
 
 	@Override
@@ -104,11 +147,21 @@ public class FencedRedisTemplate implements FencedRedisOperations {
 	 */
 	@SuppressWarnings("rawtypes")
 	private Object write(RedisScript<List> script, String key, long token, String... values) {
+		return write(script, List.of(key, FenceKeys.of(key)), token, values);
+	}
+
+	/**
+	 * Run a fenced write script on the given keys, the resource first and its fence
+	 * second, as {@link #write(RedisScript, String, long, String...)}.
+	 */
+	@SuppressWarnings("rawtypes")
+	private Object write(RedisScript<List> script, List<String> keys, long token, String... values) {
 		Assert.isTrue(token >= 0, () -> "The fencing token must not be negative, but was " + token);
+		String key = keys.get(0);
 		String[] args = new String[values.length + 1];
 		args[0] = Long.toString(token);
 		System.arraycopy(values, 0, args, 1, values.length);
-		List<?> reply = this.redis.execute(script, List.of(key, FenceKeys.of(key)), (Object[]) args);
+		List<?> reply = this.redis.execute(script, keys, (Object[]) args);
 		if (((Number) reply.get(0)).longValue() == 0) {
 			throw new StaleFencingTokenException(key, token, Long.parseLong(reply.get(1).toString()));
 		}

@@ -1,6 +1,9 @@
 -- Grants a fair lock to the head of its queue, queueing the caller when it must wait.
 -- Safe to run twice: an attempt that finds the lock granted to itself (its command sent again after a reconnect)
--- reports that grant, with the same token, and never queues behind it.
+-- reports that grant, with the same token, and never queues behind it. One that reaches Redis after the release or
+-- give-back of its owner token (sent again after a reconnect or a cluster redirection, when the caller gave up on
+-- it) finds the owner's release mark (fair-release.lua, or release.lua's when an exclusive grant replaced it) and is
+-- refused, unqueued: nobody would hold or release that grant.
 -- KEYS[1]  the lock key; its value is the owner token of the holder, or what an exclusive lock of the same name keeps
 --          there (lock-key.lua), whose tombstone counts as free
 -- KEYS[2]  the fence key: the last fencing token granted, kept for a while after the grant (fencing-token.lua)
@@ -11,10 +14,14 @@
 -- ARGV[3]  how long the fence key outlives a grant, in milliseconds
 -- ARGV[4]  how long the caller's queue entry lasts unless it tries again, in milliseconds; 0 queues nothing
 -- Reply:   {1, token} when granted; {0, ms} when not, ms being how long the caller may sleep at most: until
---          the holder's lease or the head's queue entry ends (-1 when neither is known)
+--          the holder's lease or the head's queue entry ends (-1 when neither is known, or when the caller's owner
+--          token was released before: nobody awaits that reply)
 local holder = redis.call('get', KEYS[1])
 if holder == ARGV[1] then
 	return {1, granted_fencing_token(KEYS[2], ARGV[3])}
+end
+if redis.call('exists', KEYS[1] .. ':released:' .. ARGV[1]) == 1 then
+	return {0, -1}
 end
 -- An exclusive lock of the same name was released: free, with its fence and its owner's release mark to keep.
 local released, releasedOwner, releasedToken, releasedRest = read_lock_key(holder)

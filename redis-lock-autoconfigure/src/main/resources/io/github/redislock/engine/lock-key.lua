@@ -26,6 +26,25 @@ local function read_lock_key(value)
 	return string.match(value, '^([hr])|([^|]*)|(%d+)(.*)$')
 end
 
+-- Answers a release or give-back that found the lock not the caller's (expired, lost, never granted, or released
+-- before by this same release), and leaves the owner's mark, so that an acquisition of that owner that reaches Redis
+-- later is refused (acquire.lua) and the same release run again answers the same. The mark holds 1 when the owner
+-- released the lock (keep_release_mark), 0 when its release found nothing of it; one already there is kept.
+-- Returns the mark: 1 when released before, 0 when the lock was not the owner's.
+-- lock_key     the lock key; the mark is the owner's key as in LockKeys.releasedKey
+-- mark_millis  how long the mark lasts, in milliseconds, as a number
+local function mark_not_held(lock_key, owner, mark_millis)
+	local mark = lock_key .. ':released:' .. owner
+	local known = redis.call('get', mark)
+	if known then
+		return tonumber(known)
+	end
+	if mark_millis and mark_millis > 0 then
+		redis.call('set', mark, 0, 'PX', mark_millis)
+	end
+	return 0
+end
+
 -- Keeps the release of a tombstone's owner known for the rest of its mark, in a key of its own, as a new grant
 -- overwrites the tombstone: the release may still run again (Lettuce sends a command again after a reconnect when
 -- its answer was lost), and must then report a release, not a lost lock. The mark is counted from now, a little

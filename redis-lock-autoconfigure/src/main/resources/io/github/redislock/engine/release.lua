@@ -2,7 +2,9 @@
 -- last fencing token as the fence and marks the release as the caller's. Uncontended: GET and one SET.
 -- Safe to run twice: the same release run again (Lettuce sends a command again after a reconnect when its answer
 -- was lost) finds its tombstone, or, once a later grant replaced it, the mark that grant kept (keep_release_mark),
--- and reports the release, not a lost lock.
+-- and reports the release, not a lost lock. A release or give-back that finds the lock not the caller's leaves the
+-- caller's mark all the same (mark_not_held), so that the acquisition it gives back, should it reach Redis after
+-- this, is refused (acquire.lua), and a release of a lost lock run again still reports the loss.
 --
 -- Publishes only when the key's flag says someone may wait for the message, so that a release nobody waits for
 -- costs no PUBLISH. No waiter sleeps through this release for want of it:
@@ -46,7 +48,7 @@ end
 local _, owner, fence, mark = read_lock_key(ARGV[2])
 local state, holder, token, rest = read_lock_key(value)
 if holder ~= owner then
-	return redis.call('exists', KEYS[1] .. ':released:' .. owner)
+	return mark_not_held(KEYS[1], owner, tonumber(string.match(mark, '^|(%d+)')))
 end
 if state == 'r' then
 	return 1

@@ -1,7 +1,10 @@
 -- Grants the read or the write side of a read/write lock.
 -- Safe to run twice: an attempt that finds itself among the holders (its command sent again after a reconnect)
 -- reports that grant and sets no writer intent. A writer gets the same token again; a reader, whose token the fence
--- key may no longer hold, a new one, which is as good since nobody saw the first.
+-- key may no longer hold, a new one, which is as good since nobody saw the first. One that reaches Redis after the
+-- release or give-back of its owner token (sent again after a reconnect or a cluster redirection, when the caller
+-- gave up on it) finds the owner's release mark (rw-release.lua) and is refused, with no intent set: nobody would
+-- hold or release that grant. The mark's key is the lock's, <name>:released:<owner>, named from the fence key.
 -- KEYS[1]  the holders: a hash of 'mode' ('read' or 'write') and, per holder, its owner token and lease end
 --          in server milliseconds; the key expires with the last lease
 -- KEYS[2]  the writer intent: the owner token of a writer that waits, which keeps new readers out
@@ -13,7 +16,7 @@
 -- ARGV[5]  how long a writer's intent lasts unless it tries again, in milliseconds; 0 for none
 -- ARGV[6]  owner token of the write lock the caller holds, which lets it take the read lock too; '' if none
 -- Reply:   {1, token} when granted; {0, ms} when not, ms being how long the caller may sleep at most (-1
---          when unknown)
+--          when unknown, or when the caller's owner token was released before: nobody awaits that reply)
 local clock = redis.call('time')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local live, latest, mine = 0, 0, false
@@ -37,6 +40,10 @@ if mine then
 		return {1, next_fencing_token(KEYS[3], ARGV[4], clock)}
 	end
 	return {1, granted_fencing_token(KEYS[3], ARGV[4], clock)}
+end
+-- The fence key is <name>:fence (LockKeys.fenceKey), the mark <name>:released:<owner> (LockKeys.releasedKey).
+if redis.call('exists', string.sub(KEYS[3], 1, -7) .. ':released:' .. ARGV[1]) == 1 then
+	return {0, -1}
 end
 local intent = redis.call('get', KEYS[2])
 local granted

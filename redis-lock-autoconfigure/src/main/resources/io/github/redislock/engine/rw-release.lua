@@ -1,7 +1,10 @@
 -- Releases the caller's side of a read/write lock when it still holds it, and wakes every waiter when others
--- may now get in. Safe to run twice, as fair-release.lua: the same release run again reports the release.
+-- may now get in. Safe to run twice, as fair-release.lua: the same release run again reports the release, and one
+-- that finds nothing of the caller's leaves a mark of 0, so that the acquisition it gives back, should it reach Redis
+-- after this, is refused (rw-acquire.lua), and the same release run again still reports the loss.
 -- KEYS[1]  the holders, as in rw-acquire.lua
--- KEYS[2]  the release mark of the caller's owner token, as in fair-release.lua
+-- KEYS[2]  the release mark of the caller's owner token, as in fair-release.lua: 1 when it released its side, 0 when
+--          its release found nothing of it
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  'read' or 'write': the side the caller releases
 -- ARGV[3]  the release channel
@@ -13,10 +16,12 @@ local clock = redis.call('time')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local ends = tonumber(redis.call('hget', KEYS[1], ARGV[1]))
 redis.call('hdel', KEYS[1], ARGV[1])
-if not ends then
-	return redis.call('exists', KEYS[2])
-end
-if ends <= now then
+if not ends or ends <= now then
+	local known = redis.call('get', KEYS[2])
+	if known then
+		return tonumber(known)
+	end
+	redis.call('set', KEYS[2], 0, 'PX', ARGV[5])
 	return 0
 end
 redis.call('set', KEYS[2], 1, 'PX', ARGV[5])

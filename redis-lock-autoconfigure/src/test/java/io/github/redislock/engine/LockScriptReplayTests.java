@@ -177,6 +177,138 @@ class LockScriptReplayTests {
 		assertThat(this.scripts.release(LockKind.READ, "order:1", "node:3", 0)).isEqualTo(-1);
 	}
 
+	@Test
+	void releaseOfALockThatExpiredRunTwiceIsStillALoss() {
+		this.scripts.acquire("order:1", "node:1", 5000);
+		this.scripts.cli().command("DEL", "test:{order:1}");
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(-1);
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(-1);
+	}
+
+	@Test
+	void acquireRunAgainAfterItsReleaseIsRefused() {
+		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		assertThat(this.scripts.releaseGranted("order:1", "node:1", token)).isZero();
+		String tombstone = this.scripts.cli().get("test:{order:1}");
+		assertThat(this.scripts.acquire("order:1", "node:1", 5000).granted()).isFalse();
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo(tombstone);
+		assertThat(this.scripts.acquire("order:1", "other:2", 5000).granted()).isTrue();
+	}
+
+	@Test
+	void acquireRunAgainAfterItsReleaseAndALaterGrantIsRefused() {
+		this.scripts.acquire("order:1", "node:1", 5000);
+		this.scripts.release("order:1", "node:1", 0);
+		this.scripts.acquire("order:1", "other:2", 5000);
+		this.scripts.release("order:1", "other:2", 0);
+		assertThat(this.scripts.acquire("order:1", "node:1", 5000).granted()).isFalse();
+		assertThat(LockKeyValues.holder(this.scripts.cli(), "test:{order:1}")).isNull();
+	}
+
+	@Test
+	void acquireRunAgainAfterItsReleaseIsRefusedOnceTheLaterGrantExpired() {
+		this.scripts.acquire("order:1", "node:1", 5000);
+		this.scripts.release("order:1", "node:1", 0);
+		this.scripts.acquire("order:1", "other:2", 5000);
+		// What the expiry of the later grant's lease leaves: the first owner's mark
+		// alone.
+		this.scripts.cli().command("DEL", "test:{order:1}");
+		assertThat(this.scripts.acquire("order:1", "node:1", 5000).granted()).isFalse();
+		assertThat(this.scripts.cli().get("test:{order:1}")).isNull();
+		assertThat(this.scripts.acquire("order:1", "other:3", 5000).granted()).isTrue();
+	}
+
+	@Test
+	void giveBackThatFindsNothingLeavesItsMarkAndTheAcquisitionArrivingLaterIsRefused() {
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(-1);
+		long window = this.scripts.commands().replayWindowMillis();
+		assertThat(this.scripts.cli().pttl("test:{order:1}:released:node:1")).isPositive().isLessThanOrEqualTo(window);
+		assertThat(this.scripts.acquire("order:1", "node:1", 5000).granted()).isFalse();
+		assertThat(this.scripts.cli().get("test:{order:1}")).isNull();
+		assertThat(this.scripts.acquire("order:1", "other:2", 5000).granted()).isTrue();
+	}
+
+	@Test
+	void giveBackThatFindsAnotherOwnersGrantLeavesItsMarkAndLeavesTheGrant() {
+		this.scripts.acquire("order:1", "other:2", 5000);
+		String held = this.scripts.cli().get("test:{order:1}");
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(-1);
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo(held);
+		assertThat(this.scripts.acquire("order:1", "node:1", 5000).granted()).isFalse();
+		// Refused as an owner whose release ran, not as a waiter of another JVM: no flag.
+		assertThat(this.scripts.cli().get("test:{order:1}")).isEqualTo(held);
+		this.scripts.cli().command("DEL", "test:{order:1}");
+		assertThat(this.scripts.acquire("order:1", "node:1", 5000).granted()).isFalse();
+	}
+
+	@Test
+	void fairAcquireRunAgainAfterItsReleaseIsRefusedAndQueuesNothing() {
+		this.scripts.acquire(LockKind.FAIR, "order:1", "node:1", 5000, 5000, "");
+		assertThat(this.scripts.release(LockKind.FAIR, "order:1", "node:1", 0)).isZero();
+		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "node:1", 5000, 5000, "").granted()).isFalse();
+		assertThat(this.scripts.cli().get("test:{order:1}")).isNull();
+		assertThat(this.scripts.cli().command("LLEN", "test:{order:1}:queue")).isEqualTo(0L);
+		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "other:2", 5000, 5000, "").granted()).isTrue();
+	}
+
+	@Test
+	void fairAcquireRunAfterAGiveBackThatFoundNothingIsRefused() {
+		assertThat(this.scripts.release(LockKind.FAIR, "order:1", "node:1", 0)).isEqualTo(-1);
+		assertThat(this.scripts.release(LockKind.FAIR, "order:1", "node:1", 0)).isEqualTo(-1);
+		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "node:1", 5000, 5000, "").granted()).isFalse();
+		assertThat(this.scripts.cli().get("test:{order:1}")).isNull();
+		assertThat(this.scripts.cli().command("LLEN", "test:{order:1}:queue")).isEqualTo(0L);
+	}
+
+	@Test
+	void fairAcquireRunAgainAfterItsExclusiveTombstoneWasReplacedIsRefused() {
+		this.scripts.acquire(LockKind.FAIR, "order:1", "node:1", 5000, 5000, "");
+		this.scripts.release(LockKind.FAIR, "order:1", "node:1", 0);
+		this.scripts.acquire("order:1", "other:2", 5000);
+		this.scripts.release("order:1", "other:2", 0);
+		assertThat(this.scripts.acquire(LockKind.FAIR, "order:1", "node:1", 5000, 5000, "").granted()).isFalse();
+	}
+
+	@Test
+	void writeAcquireRunAgainAfterItsReleaseIsRefusedAndSetsNoIntent() {
+		this.scripts.acquire(LockKind.WRITE, "order:1", "node:1", 5000, 5000, "");
+		assertThat(this.scripts.release(LockKind.WRITE, "order:1", "node:1", 0)).isZero();
+		assertThat(this.scripts.acquire(LockKind.WRITE, "order:1", "node:1", 5000, 5000, "").granted()).isFalse();
+		assertThat(this.scripts.cli().get("test:{order:1}:rw:writer")).isNull();
+		assertThat(this.scripts.cli().keys("test:{order:1}:rw")).isEmpty();
+		assertThat(this.scripts.acquire(LockKind.READ, "order:1", "reader:2", 5000, 0, "").granted()).isTrue();
+	}
+
+	@Test
+	void readAcquireRunAgainAfterItsReleaseIsRefused() {
+		this.scripts.acquire(LockKind.READ, "order:1", "node:1", 5000, 0, "");
+		this.scripts.acquire(LockKind.READ, "order:1", "node:2", 5000, 0, "");
+		assertThat(this.scripts.release(LockKind.READ, "order:1", "node:1", 0)).isZero();
+		assertThat(this.scripts.acquire(LockKind.READ, "order:1", "node:1", 5000, 0, "").granted()).isFalse();
+		assertThat(this.scripts.cli().command("HEXISTS", "test:{order:1}:rw", "node:1")).isEqualTo(0L);
+	}
+
+	@Test
+	void readWriteAcquireRunAfterAGiveBackThatFoundNothingIsRefused() {
+		assertThat(this.scripts.release(LockKind.WRITE, "order:1", "writer:1", 0)).isEqualTo(-1);
+		assertThat(this.scripts.release(LockKind.READ, "order:1", "reader:1", 0)).isEqualTo(-1);
+		assertThat(this.scripts.release(LockKind.READ, "order:1", "reader:1", 0)).isEqualTo(-1);
+		assertThat(this.scripts.acquire(LockKind.WRITE, "order:1", "writer:1", 5000, 5000, "").granted()).isFalse();
+		assertThat(this.scripts.cli().get("test:{order:1}:rw:writer")).isNull();
+		assertThat(this.scripts.acquire(LockKind.READ, "order:1", "reader:1", 5000, 0, "").granted()).isFalse();
+		assertThat(this.scripts.cli().keys("test:{order:1}:rw")).isEmpty();
+	}
+
+	@Test
+	void checkOfAGrantWhoseReleaseFoundItGoneTellsItGoneNotReleased() {
+		long token = this.scripts.acquire("order:1", "node:1", 5000).fencingToken();
+		LockLease lease = new LockLease(LockKind.EXCLUSIVE, "order:1", "node:1", token, 5000, true, System.nanoTime());
+		this.scripts.cli().command("DEL", "test:{order:1}");
+		assertThat(this.scripts.release("order:1", "node:1", 0)).isEqualTo(-1);
+		LockScripts lockScripts = this.scripts.lockScripts();
+		assertThat(lockScripts.execute(LockKind.EXCLUSIVE.checkCall(lockScripts, lease)).get(0)).isEqualTo(0L);
+	}
+
 	private long publishCalls() {
 		for (String line : this.scripts.cli().info("commandstats").split("\\r?\\n")) {
 			if (line.startsWith("cmdstat_publish:calls=")) {

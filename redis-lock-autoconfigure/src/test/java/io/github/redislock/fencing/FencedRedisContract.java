@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.redislock.StaleFencingTokenException;
@@ -161,6 +162,46 @@ abstract class FencedRedisContract {
 			.isThrownBy(() -> this.fenced.increment(this.key, 1, 1))
 			.satisfies((ex) -> assertThat(ex.getHighestToken()).isEqualTo(2));
 		assertThat(this.redis.opsForValue().get(this.key)).isEqualTo("3");
+	}
+
+	@Test
+	void incrementRunTwiceCountsOnceAndRepliesTheSameValue() {
+		assertThat(this.fenced.increment(this.key, 5, 1, "call-1")).isEqualTo(5);
+		assertThat(this.fenced.increment(this.key, 5, 1, "call-1")).isEqualTo(5);
+		assertThat(this.redis.opsForValue().get(this.key)).isEqualTo("5");
+		assertThat(this.fenced.increment(this.key, 5, 1, "call-2")).isEqualTo(10);
+		assertThat(this.fenced.increment(this.key, 5, 1)).isEqualTo(15);
+		assertThat(this.fenced.increment(this.key, 5, 1)).isEqualTo(20);
+	}
+
+	@Test
+	void incrementRunAgainAfterANewerWriterIsNotRefusedAndAddsNothing() {
+		assertThat(this.fenced.increment(this.key, 5, 1, "call-1")).isEqualTo(5);
+		assertThat(this.fenced.increment(this.key, 2, 2)).isEqualTo(7);
+		assertThat(this.fenced.increment(this.key, 5, 1, "call-1")).isEqualTo(5);
+		assertThat(this.redis.opsForValue().get(this.key)).isEqualTo("7");
+	}
+
+	@Test
+	void incrementRecordLastsAsLongAsTheCallMayBeSentAgain() {
+		this.fenced.increment(this.key, 5, 1, "call-1");
+		long timeout = ((LettuceConnectionFactory) this.connectionFactory).getTimeout();
+		assertThat(pttl(FenceKeys.of(this.key) + ":incr:call-1")).isPositive().isLessThanOrEqualTo(timeout + 1000);
+	}
+
+	@Test
+	void refusedIncrementRecordsNothing() {
+		this.fenced.increment(this.key, 5, 2);
+		assertThatExceptionOfType(StaleFencingTokenException.class)
+			.isThrownBy(() -> this.fenced.increment(this.key, 1, 1, "call-1"));
+		assertThat(this.redis.hasKey(FenceKeys.of(this.key) + ":incr:call-1")).isFalse();
+	}
+
+	@Test
+	void incrementRecordKeepsALargeValueExact() {
+		this.fenced.set(this.key, Long.toString((1L << 53) - 10), 1);
+		assertThat(this.fenced.increment(this.key, 3, 1, "call-1")).isEqualTo((1L << 53) - 7);
+		assertThat(this.fenced.increment(this.key, 3, 1, "call-1")).isEqualTo((1L << 53) - 7);
 	}
 
 	@Test
