@@ -3,8 +3,8 @@ package io.github.redislock.engine;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a hold is found among its lock's holds ({@link LocalLock}): the lock's name,
- * the Redis state it shares, and for a shared lock the holder. A typed key rather than a
+ * Where a hold is found among its lock's holds ({@link LocalLock}): the lock's name, the
+ * Redis state it shares, and for a shared lock the holder. A typed key rather than a
  * string built from the name, so that no name a user or a key template can write, such as
  * {@code "x (write)"}, finds the hold of another lock.
  *
