@@ -304,6 +304,14 @@ public final class RedisLockEngine implements LockEngine {
 	}
 
 	/**
+	 * Number of pending acquisitions' timers queued now, cancelled ones included: for
+	 * tests.
+	 */
+	int queuedPendingTimers() {
+		return this.pending.rounds().queuedTimers();
+	}
+
+	/**
 	 * Shut down with a grace of {@link #CLOSE_GRACE}, then stop renewing and close the
 	 * connections. Calling it again has no effect: a template and the application context
 	 * may both close the engine.
