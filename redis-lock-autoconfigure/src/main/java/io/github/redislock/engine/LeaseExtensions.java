@@ -19,10 +19,12 @@ import io.github.redislock.LockRules;
  * <p>
  * The local estimate of the lease's expiry follows the extension, shorter or longer, as
  * counted from when the script was sent. For a lease the watchdog renews, the estimate
- * counts no more than the watchdog's lease, which its next renewal sets again; and
- * renewals sent before the extension no longer count, since Redis may have run them first
- * ({@link LockLease#extended}). Running the script twice (a replay after a reconnect)
- * sets the same lease a little later: harmless.
+ * counts no more than the watchdog's lease, which its next renewal sets again; renewals
+ * sent before the extension no longer count, since Redis may have run them first
+ * ({@link LockLease#extended}); and the next renewal is scheduled anew from the extended
+ * expiry, as for a fresh grant, so that an extension shorter than what was left does not
+ * let the lock lapse before the renewal the old schedule had planned. Running the script
+ * twice (a replay after a reconnect) sets the same lease a little later: harmless.
  *
  * @author redis-lock
  */
@@ -30,10 +32,13 @@ final class LeaseExtensions {
 
 	private final LockScripts scripts;
 
+	private final LockWatchdog watchdog;
+
 	private final @Nullable LockObserver observer;
 
-	LeaseExtensions(LockScripts scripts, @Nullable LockObserver observer) {
+	LeaseExtensions(LockScripts scripts, LockWatchdog watchdog, @Nullable LockObserver observer) {
 		this.scripts = scripts;
+		this.watchdog = watchdog;
 		this.observer = observer;
 	}
 
@@ -72,6 +77,9 @@ final class LeaseExtensions {
 			throw hold.lostException();
 		}
 		lease.extended(sentAt, millis);
+		if (lease.isRenewed()) {
+			this.watchdog.rescheduleIfWatched(lease);
+		}
 	}
 
 }

@@ -193,6 +193,20 @@ final class LockWatchdog implements AutoCloseable {
 		this.added.add(renewal);
 	}
 
+	/**
+	 * Schedule the lease's next renewal anew from its expiry as it is now, if it is still
+	 * watched: after an explicit extension, which may have shortened it below what the
+	 * renewal scheduled from the last one would find left.
+	 */
+	void rescheduleIfWatched(LockLease lease) {
+		this.watched.computeIfPresent(lease, (watchedLease, previous) -> {
+			previous.unwatch();
+			LeaseRenewal renewal = new LeaseRenewal(watchedLease);
+			this.added.add(renewal);
+			return renewal;
+		});
+	}
+
 	void unwatch(LockLease lease) {
 		LeaseRenewal renewal = this.watched.remove(lease);
 		if (renewal != null) {

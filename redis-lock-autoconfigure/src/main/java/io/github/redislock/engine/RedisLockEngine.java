@@ -168,7 +168,7 @@ public final class RedisLockEngine implements LockEngine {
 				this.shutdown);
 		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.locks, this.subscriptions, attempts,
 				this.releaser, this.shutdown, this.housekeeping, guarded);
-		this.extensions = new LeaseExtensions(this.scripts, guarded);
+		this.extensions = new LeaseExtensions(this.scripts, this.watchdog, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.locks, this.subscriptions, this.watchdog, backgroundReleases,
 				this.keys);
 	}

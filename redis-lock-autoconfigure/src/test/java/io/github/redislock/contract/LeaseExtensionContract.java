@@ -96,6 +96,25 @@ interface LeaseExtensionContract extends LockContract {
 	}
 
 	@Test
+	default void extendOfARenewedLockToLessThanWasLeftKeepsItHeld() {
+		LockTemplate template = locks()
+			.template(LockOptions.defaults().withWatchdog(Duration.ofSeconds(6), Duration.ofSeconds(2)));
+		LockTemplate otherNode = locks().template();
+		LockHandle handle = template.lock("order:1");
+		RedisCli cli = locks().cli("order:1");
+		String key = LockFixture.lockKey("order:1");
+		// Once the watchdog renewed it, its next renewal is 2 s away; the extension lasts
+		// 300 ms.
+		await().atMost(Duration.ofSeconds(4)).until(() -> cli.pttl(key) < 4500);
+		await().atMost(Duration.ofSeconds(4)).until(() -> cli.pttl(key) > 5000);
+		handle.extend(Duration.ofMillis(300));
+		await().atMost(Duration.ofSeconds(1)).until(() -> cli.pttl(key) > 1000);
+		assertThat(otherNode.tryLock("order:1", Duration.ofSeconds(3))).isEmpty();
+		assertThat(handle.isHeld()).isTrue();
+		handle.close();
+	}
+
+	@Test
 	default void extendOfALockTakenByAnotherOwnerThrowsLockLostException() {
 		LockTemplate template = locks().template();
 		LockTemplate otherNode = locks().template();
