@@ -3,6 +3,7 @@ package io.github.redislock.engine;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisCommandInterruptedException;
 import org.apache.commons.logging.Log;
@@ -42,6 +43,9 @@ final class AcquireAttempts {
 
 	private final BackgroundReleases backgroundReleases;
 
+	/** Attempts sent whose answer has not been recorded yet. */
+	private final AtomicInteger inFlight = new AtomicInteger();
+
 	AcquireAttempts(LockOptions options, LockScripts scripts, Grants grants, BackgroundReleases backgroundReleases) {
 		this.options = options;
 		this.scripts = scripts;
@@ -57,7 +61,21 @@ final class AcquireAttempts {
 	 */
 	Outcome tryOnce(Acquisition acquisition) {
 		long sentAt = System.nanoTime();
-		return outcome(acquisition, attempt(acquisition), Thread.currentThread(), sentAt);
+		this.inFlight.incrementAndGet();
+		try {
+			return outcome(acquisition, attempt(acquisition), Thread.currentThread(), sentAt);
+		}
+		finally {
+			this.inFlight.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Number of attempts sent whose answer has not been recorded yet: a shutdown waits
+	 * for them, since a grant they bring must be released too.
+	 */
+	int inFlight() {
+		return this.inFlight.get();
 	}
 
 	/**
@@ -73,6 +91,7 @@ final class AcquireAttempts {
 		long sentAt = System.nanoTime();
 		String key = acquisition.key();
 		int replicas = this.options.minReplicas();
+		this.inFlight.incrementAndGet();
 		CompletionStage<Attempt> sent;
 		try {
 			sent = this.scripts.executeAsync(acquisition.kind().acquireCall(this.scripts, acquisition), opener)
@@ -88,11 +107,16 @@ final class AcquireAttempts {
 			sent = CompletableFuture.failedFuture(ex);
 		}
 		return sent.handle((attempt, ex) -> {
-			if (ex != null) {
-				Attempt refused = failed(acquisition, ScriptCommands.unwrap(ex));
-				return outcome(acquisition, refused, null, sentAt);
+			try {
+				if (ex != null) {
+					Attempt refused = failed(acquisition, ScriptCommands.unwrap(ex));
+					return outcome(acquisition, refused, null, sentAt);
+				}
+				return outcome(acquisition, checkReplicas(acquisition, attempt), null, sentAt);
 			}
-			return outcome(acquisition, checkReplicas(acquisition, attempt), null, sentAt);
+			finally {
+				this.inFlight.decrementAndGet();
+			}
 		});
 	}
 

@@ -96,14 +96,34 @@ final class EngineShutdown {
 	 * grace for holders to finish, release what is still held, and wait a little for
 	 * waiters and releases still in a Redis command.
 	 */
-	void run(Duration grace, LocalLocks locks, ReleaseSubscriptions subscriptions, LockReleaser releaser,
-			Revocations revocations) {
-		subscriptions.wakeAll();
-		await(() -> !anyHeld(locks) && releaser.releasesInFlight() == 0 && subscriptions.waiterCount() == 0, grace);
-		releaseRemaining(grace, locks, revocations);
+	void run(Duration grace, Parts engine) {
+		engine.subscriptions().wakeAll();
+		await(() -> !anyHeld(engine.locks()) && engine.releaser().releasesInFlight() == 0
+				&& engine.subscriptions().waiterCount() == 0 && engine.attempts().inFlight() == 0, grace);
+		releaseRemaining(grace, engine.locks(), engine.revocations());
+		// Attempts sent before the shutdown began may still bring a grant, which must be
+		// released too: they are waited for as long as Redis may take to answer.
+		boolean answered = await(() -> engine.attempts().inFlight() == 0, engine.answerTimeout());
+		releaseRemaining(grace, engine.locks(), engine.revocations());
+		if (!answered) {
+			logger.warn(LogMessage.format(
+					"redis-lock shut down while %s lock acquisition(s) had no answer from Redis "
+							+ "after %s: a lock Redis granted them is left to expire with its lease",
+					engine.attempts().inFlight(), engine.answerTimeout()));
+		}
 		// Waiters still in a Redis command leave once it answers, and releases under way
 		// end: both need the connection.
-		await(() -> subscriptions.waiterCount() == 0 && releaser.releasesInFlight() == 0, WAITERS_LEAVE);
+		await(() -> engine.subscriptions().waiterCount() == 0 && engine.releaser().releasesInFlight() == 0,
+				WAITERS_LEAVE);
+	}
+
+	/**
+	 * The parts of the engine a shutdown waits for and acts on.
+	 *
+	 * @param answerTimeout how long Redis may take to answer a command
+	 */
+	record Parts(LocalLocks locks, ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
+			Revocations revocations, Duration answerTimeout) {
 	}
 
 	/**

@@ -90,7 +90,7 @@ public final class RedisLockEngine implements LockEngine {
 
 	private final LockReleaser releaser;
 
-	private final Revocations revocations;
+	private final EngineShutdown.Parts shutdownParts;
 
 	private final RedisLockDiagnostics diagnostics;
 
@@ -160,8 +160,10 @@ public final class RedisLockEngine implements LockEngine {
 		HandOver handOver = new HandOver(this.scripts, this.locks, this.watchdog, leaseEvents, this.housekeeping);
 		this.releaser = new LockReleaser(this.scripts, this.locks, this.watchdog, backgroundReleases, handOver,
 				this.housekeeping, guarded);
-		this.revocations = new Revocations(this.scripts, this.locks, this.watchdog, guarded);
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
+		this.shutdownParts = new EngineShutdown.Parts(this.locks, this.subscriptions, attempts, this.releaser,
+				new Revocations(this.scripts, this.locks, this.watchdog, guarded),
+				Duration.ofMillis(this.scripts.commands().answerTimeoutMillis()));
 		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, this.releaser,
 				this.shutdown);
 		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.locks, attempts, waiting, guarded,
@@ -295,7 +297,7 @@ public final class RedisLockEngine implements LockEngine {
 			return;
 		}
 		try {
-			this.shutdown.run(grace, this.locks, this.subscriptions, this.releaser, this.revocations);
+			this.shutdown.run(grace, this.shutdownParts);
 		}
 		finally {
 			closeConnections();

@@ -1,6 +1,7 @@
 package io.github.redislock.faults;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -10,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -329,6 +331,62 @@ class NetworkFaultTests {
 		assertThat(acquired).as("attempts that returned a handle").isLessThan(attempts);
 		assertThat(grantedButFailed).as("attempts that Redis granted but whose client saw a failure").isPositive();
 		assertThat(this.locks.diagnostics(node).heldCount()).isZero();
+	}
+
+	/**
+	 * Acquisitions that Redis granted but whose answers are still on their way as the
+	 * engine shuts down: once the shutdown returns, no lock Redis granted them is left
+	 * held.
+	 */
+	@Test
+	void shutdownReleasesTheGrantsOfAcquisitionsInFlight() {
+		LockTemplate node = proxiedNode(LockOptions.defaults());
+		this.proxy.holdReplies();
+		int attempts = 8;
+		List<Thread> callers = new ArrayList<>();
+		for (int i = 0; i < attempts; i++) {
+			String key = "in-flight:" + i;
+			Thread caller = new Thread(() -> {
+				try {
+					node.tryLock(LockRequest.of(key).waitTime(Duration.ZERO));
+				}
+				catch (RuntimeException ex) {
+					// Found lost or refused by the shutdown: either is fine here.
+				}
+			});
+			callers.add(caller);
+			caller.start();
+		}
+		// Redis ran every script: each lock is held, its answer held back by the proxy.
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> IntStream.range(0, attempts)
+				.allMatch((i) -> LockKeyValues.holder(this.cli, "redis-lock:{in-flight:" + i + "}") != null));
+		Thread shuttingDown = Thread.currentThread();
+		CompletableFuture<Void> answers = CompletableFuture.runAsync(() -> {
+			try {
+				// Once the shutdown waits for the acquisitions, let their answers
+				// through.
+				await().atMost(Duration.ofSeconds(5)).until(() -> waitsInShutdown(shuttingDown));
+			}
+			finally {
+				this.proxy.pass();
+			}
+		}, this.executor);
+		node.shutdown(Duration.ZERO);
+		for (int i = 0; i < attempts; i++) {
+			assertThat(LockKeyValues.holder(this.cli, "redis-lock:{in-flight:" + i + "}")).as("in-flight:" + i)
+				.isNull();
+		}
+		answers.exceptionally((ex) -> null).join();
+	}
+
+	private static boolean waitsInShutdown(Thread thread) {
+		for (StackTraceElement frame : thread.getStackTrace()) {
+			if (frame.getClassName().endsWith(".EngineShutdown") && frame.getMethodName().equals("await")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** A node behind the proxy, connected, whose engine reports to the observer. */
