@@ -68,6 +68,10 @@ class ReactiveLockBlockingTests {
 			// for: the Redis client's own, on every reactive path that uses it.
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "decrementWriters")
+			// The pending acquisitions' timer queue guards each arming and each removal
+			// of a cancelled timer with a lock held for one heap operation, no I/O.
+			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "offer")
+			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
 			// An idle worker of a pool (the engine's round and timer threads) waits
 			// for its next task: it has nothing to do, and holds nobody up.
 			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "getTask")
