@@ -15,12 +15,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import reactor.core.publisher.Mono;
+
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
@@ -45,6 +48,15 @@ class LockFaultTests {
 
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final Duration SUBSCRIPTION_LINGER = Duration.ofSeconds(1);
+
+	/** What Lettuce waits for an answer when Spring Boot sets no timeout. */
+	private static final Duration LETTUCE_DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
+	/**
+	 * A watchdog whose lease leaves 2.4 s at renewal: the engine's deadline is 800 ms.
+	 */
+	private static final LockOptions PAUSE_WATCHDOG = LockOptions.defaults()
+		.withWatchdog(Duration.ofSeconds(3), Duration.ofMillis(600));
 
 	private static final Pattern TOKEN = Pattern.compile("TOKEN (\\d+)");
 
@@ -285,6 +297,56 @@ class LockFaultTests {
 	 * sent and timed out too: both commands then reach Redis only when it resumes, with
 	 * no one awaiting their replies.
 	 */
+	/**
+	 * With the client's command timeout at Lettuce's default of a minute, a release that
+	 * Redis does not answer ends at the engine's own deadline (a third of what is left of
+	 * a watchdog lease at renewal, 800 ms here), and the release queued in the client
+	 * still runs once Redis answers again: the lock, on a fixed lease of a minute, is
+	 * free long before that lease.
+	 */
+	@Test
+	void releaseOnAPausedRedisEndsByTheEnginesDeadlineAndRunsOnceRedisAnswers() {
+		LockTemplate template = this.locks.template(PAUSE_WATCHDOG, LETTUCE_DEFAULT_TIMEOUT);
+		LockHandle handle = template.lock(LockRequest.of("paused-release").leaseTime(Duration.ofMinutes(1)));
+		this.server.pause();
+		CompletableFuture<Void> closed = CompletableFuture.runAsync(handle::close, this.executor);
+		await().atMost(LETTUCE_DEFAULT_TIMEOUT.dividedBy(3)).until(closed::isDone);
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(closed::get)
+			.havingCause()
+			.isInstanceOf(LockAccessException.class)
+			.withMessageContaining("'paused-release'")
+			.withMessageContaining("did not answer the release within 800 ms");
+		this.server.resume();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(LockKeyValues.holder(this.cli, "redis-lock:{paused-release}")).isNull());
+	}
+
+	/**
+	 * As the release of a thread, that of a reactive caller ends by the engine's
+	 * deadline.
+	 */
+	@Test
+	void reactiveReleaseOnAPausedRedisEndsByTheEnginesDeadline() {
+		RedisLockEngine engine = new RedisLockEngine(this.locks.connectionFactory(LETTUCE_DEFAULT_TIMEOUT),
+				PAUSE_WATCHDOG);
+		this.locks.template(engine);
+		ReactiveLockTemplate reactive = new ReactiveLockTemplate(engine);
+		CompletableFuture<String> done = reactive
+			.execute(LockRequest.of("paused-reactive").leaseTime(Duration.ofMinutes(1)), Mono.fromSupplier(() -> {
+				this.server.pause();
+				return "work";
+			}))
+			.toFuture();
+		await().atMost(LETTUCE_DEFAULT_TIMEOUT.dividedBy(3)).until(done::isDone);
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(done::get)
+			.havingCause()
+			.isInstanceOf(LockAccessException.class)
+			.withMessageContaining("did not answer the release within 800 ms");
+		this.server.resume();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(LockKeyValues.holder(this.cli, "redis-lock:{paused-reactive}")).isNull());
+	}
+
 	private static void stallUntilTheBackgroundReleaseTimedOut(StandaloneLocks locks, LockTemplate template) {
 		await().atMost(COMMAND_TIMEOUT.multipliedBy(2).plus(MARGIN))
 			.until(() -> locks.diagnostics(template).retriedReleaseCount() == 1);

@@ -55,6 +55,11 @@ final class BatchAnswers {
 		}
 	}
 
+	/** Whether the call at the index failed, as opposed to was not answered yet. */
+	boolean failed(int index) {
+		return this.outcomes.get(index) == FAILED;
+	}
+
 	/** Whether the call at the index was answered without failing. */
 	boolean succeeded(int index) {
 		return this.outcomes.get(index) == SUCCEEDED;

@@ -102,7 +102,7 @@ final class EngineShutdown {
 				&& engine.subscriptions().waiterCount() == 0 && engine.attempts().inFlight() == 0, grace);
 		releaseRemaining(grace, engine.locks(), engine.revocations());
 		// Attempts sent before the shutdown began may still bring a grant, which must be
-		// released too: they are waited for as long as Redis may take to answer.
+		// released too: they are waited for by the engine's deadline for an answer.
 		boolean answered = await(() -> engine.attempts().inFlight() == 0, engine.answerTimeout());
 		releaseRemaining(grace, engine.locks(), engine.revocations());
 		if (!answered) {
@@ -120,7 +120,8 @@ final class EngineShutdown {
 	/**
 	 * The parts of the engine a shutdown waits for and acts on.
 	 *
-	 * @param answerTimeout how long Redis may take to answer a command
+	 * @param answerTimeout how long the engine waits for an answer from Redis
+	 * ({@link LockWatchdog#answerDeadlineNanos()})
 	 */
 	record Parts(LocalLocks locks, ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
 			Revocations revocations, Duration answerTimeout) {

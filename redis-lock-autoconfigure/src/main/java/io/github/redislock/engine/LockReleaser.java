@@ -2,10 +2,12 @@ package io.github.redislock.engine;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.lettuce.core.RedisCommandTimeoutException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -14,8 +16,8 @@ import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockLostException;
-import io.github.redislock.LockObserver.ReleaseOutcome;
 import io.github.redislock.LockObserver;
+import io.github.redislock.LockObserver.ReleaseOutcome;
 
 /**
  * The release path: a handle closed, the hold's count goes down, and the last handle
@@ -77,22 +79,28 @@ final class LockReleaser {
 	 * Count one handle of the hold less, and release the lock with the last one: the
 	 * asynchronous release, waited for, even on an interrupted thread (whose interrupt
 	 * status is kept), since the interrupt that often ends the work done under a lock
-	 * must not leave the lock held.
+	 * must not leave the lock held. The wait ends at the engine's own deadline
+	 * ({@link LockWatchdog#answerDeadlineNanos()}), well before the client's command
+	 * timeout with the defaults.
 	 * @throws LockLostException when the lock was found lost
-	 * @throws LockAccessException when Redis failed; the release goes on in the
-	 * background
+	 * @throws LockAccessException when Redis failed, the release then going on in the
+	 * background, or did not answer by the deadline
 	 */
 	void release(LockHold hold) {
 		CompletableFuture<Void> released = releaseAsync(hold).toCompletableFuture();
+		long deadline = System.nanoTime() + answerDeadlineNanos();
 		boolean interrupted = false;
 		try {
 			while (true) {
 				try {
-					released.get();
+					released.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
 					return;
 				}
 				catch (InterruptedException ex) {
 					interrupted = true;
+				}
+				catch (TimeoutException ex) {
+					throw unanswered(hold);
 				}
 				catch (ExecutionException ex) {
 					Throwable cause = ScriptCommands.unwrap(ex.getCause());
@@ -108,6 +116,24 @@ final class LockReleaser {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/** How long a caller waits for its release to be answered. */
+	long answerDeadlineNanos() {
+		return this.watchdog.answerDeadlineNanos();
+	}
+
+	/**
+	 * What the caller of a release that Redis did not answer by the engine's deadline is
+	 * told. The release is not sent again: it is still queued in the client, which sends
+	 * it again after a reconnect, and its answer, whenever it comes, wakes the waiters
+	 * and is reported to the observer as usual.
+	 */
+	LockAccessException unanswered(LockHold hold) {
+		return new LockAccessException(hold.key(), "release",
+				new RedisCommandTimeoutException("Redis did not answer the release within "
+						+ TimeUnit.NANOSECONDS.toMillis(answerDeadlineNanos())
+						+ " ms; it may still run, and the lock expires with its lease at the latest"));
 	}
 
 	/**

@@ -46,11 +46,19 @@ import org.springframework.core.log.LogMessage;
  * release;</li>
  * <li>Redis failed: the renewal is sent again a tenth of an interval later.</li>
  * </ul>
- * A lease has one renewal in flight at most. One left unanswered past its deadline (the
- * client's command timeout, and a margin) counts as failed and is sent again at once:
- * Lettuce may have routed it to a shard that has since failed over. Whatever happens to
- * its renewals, a lease whose last known expiry passes is marked lost: by then the lock
- * has surely expired in Redis, even though Redis never said so.
+ * A lease has one renewal in flight at most. One left unanswered past the engine's own
+ * deadline ({@link #answerDeadlineNanos()}) counts as failed and is sent again at once:
+ * Lettuce may have routed it to a shard that has since failed over, and the new route
+ * reaches the new primary. The deadline is the engine's, not the client's command
+ * timeout: Lettuce's default and Spring Boot's, a minute, is twice the default lease, so
+ * a renewal it waited for would come too late to keep the lock. What the command timeout
+ * still governs: the first renewal stays queued in the client until Redis answers it or
+ * the timeout ends it, and may still run (harmless: the renewal is owner-checked, and a
+ * late one only lengthens what this JVM believes); a renewal sent again on the same
+ * connection, to a single server or to a shard whose primary did not change, queues
+ * behind the stalled one, so there the retry helps only once the connection is replaced.
+ * Whatever happens to its renewals, a lease whose last known expiry passes is marked
+ * lost: by then the lock has surely expired in Redis, even though Redis never said so.
  *
  * <p>
  * <b>Many leases.</b> Since a lease's expiry counts from when its renewal was sent, a
@@ -107,12 +115,25 @@ final class LockWatchdog implements AutoCloseable {
 	 */
 	private static final int DROP_SLACK = 1024;
 
+	/**
+	 * Renewals of a lease that fit, each with its deadline, in what is left when it is
+	 * due.
+	 */
+	private static final long RENEWALS_IN_ROOM = 3;
+
+	/**
+	 * What is left of a lease when its renewal is due, below which a warning is logged.
+	 */
+	private static final Duration SHORTEST_ROOM = Duration.ofSeconds(1);
+
 	/** Sends the renewals, many leases to a script call. */
 	private final RenewalChunks chunks;
 
 	private final long leaseNanos;
 
 	private final long renewIntervalNanos;
+
+	private final long answerDeadlineNanos;
 
 	private final long tickNanos;
 
@@ -144,12 +165,14 @@ final class LockWatchdog implements AutoCloseable {
 	 * @param events told of renewals and losses, or {@code null}
 	 */
 	LockWatchdog(LockScripts scripts, Duration lease, Duration renewInterval, @Nullable LeaseEvents events) {
-		warnIfTimeoutDoesNotFit(scripts.commands().commandTimeoutMillis(), lease, renewInterval);
+		warnIfRenewalRoomIsShort(lease, renewInterval);
 		this.chunks = new RenewalChunks(scripts);
 		this.leaseNanos = lease.toNanos();
 		this.renewIntervalNanos = renewInterval.toNanos();
-		this.window = new RenewalWindow(Math.min(this.renewIntervalNanos / 4, TimeUnit.MILLISECONDS.toNanos(250)),
+		this.answerDeadlineNanos = Math.min((this.leaseNanos - this.renewIntervalNanos) / RENEWALS_IN_ROOM,
 				TimeUnit.MILLISECONDS.toNanos(scripts.commands().answerTimeoutMillis()));
+		this.window = new RenewalWindow(Math.min(this.renewIntervalNanos / 4, TimeUnit.MILLISECONDS.toNanos(250)),
+				this.answerDeadlineNanos);
 		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1),
 				Math.min(this.renewIntervalNanos / 10, TimeUnit.SECONDS.toNanos(1)));
 		this.schedule = new RenewalSchedule<>(this.tickNanos, this.renewIntervalNanos, System.nanoTime());
@@ -164,24 +187,33 @@ final class LockWatchdog implements AutoCloseable {
 	}
 
 	/**
-	 * Warn when the client's command timeout does not fit in the lease left once a
-	 * renewal is due. A renewal that gets no answer, from a primary that just failed say,
-	 * is sent again only when the client gave up on it; if that is after the lease ran
-	 * out, the lock is lost although the retry, routed to the new primary, would have
-	 * kept it. Not an error: Lettuce's default timeout of a minute does not fit in the
-	 * default lease of 30 seconds, and locks work with it as long as Redis answers.
+	 * Warn when what is left of a lease once its renewal is due is too short to ride out
+	 * what delays an answer now and then: a fork for a snapshot of a large dataset, a
+	 * failover, a long pause of the collector. Such a delay then loses the lock although
+	 * Redis and the holder are both alive. The client's command timeout plays no part:
+	 * the engine waits for a renewal by a deadline of its own.
 	 */
-	static void warnIfTimeoutDoesNotFit(long commandTimeoutMillis, Duration lease, Duration renewInterval) {
-		Duration left = lease.minus(renewInterval);
-		if (commandTimeoutMillis >= left.toMillis()) {
-			logger.warn(LogMessage
-				.format("The Redis command timeout (spring.data.redis.timeout, %s) does not fit in what is left of a "
-						+ "lock's lease when the watchdog renews it (redis-lock.watchdog.lease %s minus "
-						+ "redis-lock.watchdog.renew-interval %s = %s): a renewal that gets no answer, from a primary that "
-						+ "just failed say, is sent again only after the lock has expired. Set spring.data.redis.timeout "
-						+ "below %s, or lengthen redis-lock.watchdog.lease.", Duration.ofMillis(commandTimeoutMillis),
-						lease, renewInterval, left, left));
+	static void warnIfRenewalRoomIsShort(Duration lease, Duration renewInterval) {
+		Duration room = lease.minus(renewInterval);
+		if (room.compareTo(SHORTEST_ROOM) < 0) {
+			logger.warn(LogMessage.format("What is left of a lock's lease when the watchdog renews it "
+					+ "(redis-lock.watchdog.lease %s minus redis-lock.watchdog.renew-interval %s = %s) is under %s: "
+					+ "a renewal that Redis answers that late (a fork for a snapshot, a failover, a pause of the "
+					+ "collector) loses the lock. Lengthen redis-lock.watchdog.lease or shorten "
+					+ "redis-lock.watchdog.renew-interval.", lease, renewInterval, room, SHORTEST_ROOM));
 		}
+	}
+
+	/**
+	 * How long the engine waits for the answer to a command of its own (a renewal, a
+	 * release, the shutdown's releases) before it counts it as unanswered: a third of
+	 * what is left of a watchdog lease when its renewal is due, so that a renewal sent
+	 * again twice still comes before the lease runs out; or the client's command timeout,
+	 * and a margin, when that is shorter. With the defaults, a lease of 30 seconds
+	 * renewed every 10, it is about 6.7 seconds.
+	 */
+	long answerDeadlineNanos() {
+		return this.answerDeadlineNanos;
 	}
 
 	void watch(LockLease lease) {

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -104,7 +106,8 @@ final class PendingAcquisitions implements AutoCloseable {
 
 	/**
 	 * Release one handle of a hold without blocking, as
-	 * {@link LockReleaser#releaseAsync}.
+	 * {@link LockReleaser#releaseAsync}; the caller is told by the engine's own deadline,
+	 * as by {@link LockReleaser#release}.
 	 */
 	CompletionStage<Void> release(LockHold hold) {
 		CompletableFuture<Void> released = this.releaser.releaseAsync(hold).toCompletableFuture();
@@ -114,7 +117,13 @@ final class PendingAcquisitions implements AutoCloseable {
 		}
 		// Completed on the Redis client's thread, which must not run the caller's work.
 		CompletableFuture<Void> result = new CompletableFuture<>();
+		@Nullable ScheduledFuture<?> deadline = this.rounds.deadline(
+				() -> result.completeExceptionally(this.releaser.unanswered(hold)), this.releaser.answerDeadlineNanos(),
+				TimeUnit.NANOSECONDS);
 		released.whenComplete((ignored, ex) -> this.rounds.complete(() -> {
+			if (deadline != null) {
+				deadline.cancel(false);
+			}
 			if (ex != null) {
 				result.completeExceptionally(ScriptCommands.unwrap(ex));
 			}

@@ -105,6 +105,20 @@ final class PendingRounds implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Run a task on one of these threads after the given delay, unless cancelled first:
+	 * for a deadline, which is dropped once closed rather than run at once.
+	 * @return the timer to cancel, or {@code null} when closed
+	 */
+	@Nullable ScheduledFuture<?> deadline(Runnable task, long delay, TimeUnit unit) {
+		try {
+			return this.timers.schedule(() -> execute(task), delay, unit);
+		}
+		catch (RejectedExecutionException ex) {
+			return null;
+		}
+	}
+
 	/** Number of timers queued now, cancelled ones included: for tests. */
 	int queuedTimers() {
 		return this.timers.getQueue().size();

@@ -163,7 +163,7 @@ public final class RedisLockEngine implements LockEngine {
 		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
 		this.shutdownParts = new EngineShutdown.Parts(this.locks, this.subscriptions, attempts, this.releaser,
 				new Revocations(this.scripts, this.locks, this.watchdog, guarded),
-				Duration.ofMillis(this.scripts.commands().answerTimeoutMillis()));
+				Duration.ofNanos(this.watchdog.answerDeadlineNanos()));
 		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, this.releaser,
 				this.shutdown);
 		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.locks, attempts, waiting, guarded,

@@ -19,9 +19,9 @@ import io.lettuce.core.RedisCommandTimeoutException;
  * stalled server, and must not hold up the renewals of leases on healthy ones. Answers
  * are taken in the order the renewals were sent, so an answer waits at most a stall
  * behind an earlier one still unanswered, which is well before its lease is due again. A
- * stalled renewal is settled by its answer, by its deadline (the client's command
- * timeout, and a margin), by its lease being released, or by its lease running out,
- * whichever comes first.
+ * stalled renewal is settled by its answer, by its deadline (the engine's own,
+ * {@link LockWatchdog#answerDeadlineNanos()}), by its lease being released, or by its
+ * lease running out, whichever comes first.
  *
  * <p>
  * The window counts leases, not script calls: a lease renewed in a chunk with others

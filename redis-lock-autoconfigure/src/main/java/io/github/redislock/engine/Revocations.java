@@ -2,6 +2,7 @@ package io.github.redislock.engine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
@@ -50,9 +51,9 @@ final class Revocations {
 	 * Release holds in Redis as the engine shuts down, while their holders still run:
 	 * each finds its lock lost. The scripts of all of them are sent at once and their
 	 * answers awaited together, so that a JVM holding many locks gives them back in about
-	 * one round trip rather than one each. A release that failed or got no answer is sent
-	 * once more on its own; one that fails again is logged, and its lock expires with its
-	 * lease.
+	 * one round trip rather than one each, by the engine's deadline. A release that
+	 * failed is sent once more on its own; one that fails again, or got no answer by the
+	 * deadline, is logged, and its lock expires with its lease at the latest.
 	 * @return the holds released by this call, in the order given
 	 */
 	List<LockHold> revokeAll(List<LockHold> holds) {
@@ -76,17 +77,28 @@ final class Revocations {
 		for (int first = 0; first < calls.size(); first += RELEASE_BATCH) {
 			int end = Math.min(first + RELEASE_BATCH, calls.size());
 			BatchAnswers answers = new BatchAnswers(end - first);
+			boolean sent = false;
 			try {
 				this.scripts.executeAllAsync(calls.subList(first, end), answers.list());
-				answers.await(this.scripts.commands().answerTimeoutMillis());
+				sent = true;
+				answers.await(TimeUnit.NANOSECONDS.toMillis(this.watchdog.answerDeadlineNanos()));
 			}
 			catch (RuntimeException ex) {
 				logger.debug("Could not send the releases of the locks still held together; sending them one by one",
 						ex);
 			}
 			for (int i = first; i < end; i++) {
-				if (!answers.succeeded(i - first)) {
+				if (!sent || answers.failed(i - first)) {
 					revokeAgain(revoked.get(i));
+				}
+				else if (!answers.succeeded(i - first)) {
+					// Still queued in the client, which sends it again after a reconnect:
+					// one
+					// sent now would wait behind it.
+					logger.warn(LogMessage.format(
+							"Redis did not answer the release of lock '%s' as the engine "
+									+ "shut down; it may still run, and the lock expires with its lease at the latest",
+							revoked.get(i).key()));
 				}
 			}
 		}
