@@ -1,7 +1,9 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -319,6 +322,36 @@ class LockFaultTests {
 		this.server.resume();
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(LockKeyValues.holder(this.cli, "redis-lock:{paused-release}")).isNull());
+	}
+
+	/**
+	 * With the client's command timeout at a minute, a renewal that a paused Redis does
+	 * not answer counts as failed by the engine's deadline and is sent again: the
+	 * observer (and so the meters) hears of it within a second, not a minute, and the
+	 * holder keeps its lock through a stall shorter than what was left of its lease.
+	 */
+	@Test
+	void renewalOnAPausedRedisFailsByTheEnginesDeadlineAndTheLockIsKept() {
+		Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+		LockObserver observer = new LockObserver() {
+			@Override
+			public void renewalFailed(String key, @Nullable Object holdContext, Throwable failure) {
+				failures.add(failure);
+			}
+		};
+		LockTemplate template = this.locks.template(
+				new RedisLockEngine(this.locks.connectionFactory(LETTUCE_DEFAULT_TIMEOUT), PAUSE_WATCHDOG, observer));
+		try (LockHandle handle = template.lock("paused-renewal")) {
+			this.server.pause();
+			try {
+				await().atMost(LETTUCE_DEFAULT_TIMEOUT.dividedBy(3)).until(() -> !failures.isEmpty());
+			}
+			finally {
+				this.server.resume();
+			}
+			assertThat(failures.peek()).hasMessageContaining("did not answer the renewal");
+			await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(handle::isHeld);
+		}
 	}
 
 	/**
