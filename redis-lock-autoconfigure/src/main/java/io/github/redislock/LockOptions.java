@@ -24,10 +24,10 @@ import org.jspecify.annotations.Nullable;
  * @param watchdogLease lease of a grant renewed by the watchdog: how long a crashed
  * holder blocks others at most. The default is 30 seconds.
  * @param renewInterval how often the watchdog renews a grant; must be shorter than the
- * watchdog lease. The watchdog lease minus the renew interval should exceed the Redis
- * command timeout, so that a renewal left unanswered is retried before the lock expires;
- * the engine logs a warning when it starts otherwise, rather than fail, since Lettuce's
- * default timeout of a minute exceeds the default lease. The default is 10 seconds.
+ * watchdog lease. The watchdog lease minus the renew interval should be a second or more,
+ * or the engine logs a warning when it starts; a third of it is how long the engine waits
+ * for the answers to its own commands (renewals, releases), whatever the Redis command
+ * timeout. The default is 10 seconds.
  * @param minReplicas how many replicas must acknowledge a grant before it counts, checked
  * with Redis {@code WAIT} right after the grant; a grant fewer replicas acknowledged
  * within the replication timeout is released and the acquisition fails with

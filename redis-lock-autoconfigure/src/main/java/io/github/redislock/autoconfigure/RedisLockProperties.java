@@ -121,10 +121,11 @@ public class RedisLockProperties {
 
 		/**
 		 * Lease of a lock renewed by the watchdog, which is how long the locks of a
-		 * crashed holder block others at most. Minus the renew interval, it should exceed
-		 * the Redis command timeout (spring.data.redis.timeout), so that a renewal left
-		 * unanswered is retried before the lock expires; a warning is logged at start-up
-		 * otherwise.
+		 * crashed holder block others at most. Minus the renew interval, it should leave
+		 * a second or more, or a warning is logged at start-up; a third of that is how
+		 * long the engine waits for the answer to a renewal, a release or the shutdown's
+		 * releases before it counts the command as unanswered (6.7 s by default),
+		 * whatever the Redis command timeout.
 		 */
 		private Duration lease = Duration.ofSeconds(30);
 
