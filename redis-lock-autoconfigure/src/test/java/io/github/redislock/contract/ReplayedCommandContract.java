@@ -120,9 +120,11 @@ abstract class ReplayedCommandContract {
 					}
 					catch (LockTimeoutException ex) {
 						String lockKey = PREFIX + "{" + key + "}";
-						failures.add(new AssertionError("Timed out on " + key + " held by "
-								+ command(key, "GET", lockKey) + " for " + command(key, "PTTL", lockKey)
-								+ " ms more; this JVM holds " + locks().diagnostics(template).snapshot(), ex));
+						failures
+							.add(new AssertionError("Timed out on " + key + " held by " + command(key, "GET", lockKey)
+									+ " for " + command(key, "PTTL", lockKey) + " ms more; this JVM holds "
+									+ locks().diagnostics(template).snapshot() + ", " + locks().diagnostics(template),
+									ex));
 					}
 					catch (Throwable ex) {
 						failures.add(ex);
