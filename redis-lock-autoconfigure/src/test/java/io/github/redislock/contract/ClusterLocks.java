@@ -10,7 +10,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceClientConfigurationBuilder;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.test.RedisCli;
@@ -79,16 +79,13 @@ public final class ClusterLocks extends LockFixture {
 	}
 
 	@Override
-	protected LettuceConnectionFactory createConnectionFactory(Duration commandTimeout) {
+	protected LettuceConnectionFactory createConnectionFactory(LettuceClientConfigurationBuilder client) {
 		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
 			.enableAllAdaptiveRefreshTriggers()
 			.enablePeriodicRefresh(TOPOLOGY_REFRESH_PERIOD)
 			.build();
-		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-			.commandTimeout(commandTimeout)
-			.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(refresh).build())
-			.build();
-		return new LettuceConnectionFactory(new RedisClusterConfiguration(this.cluster.seeds()), client);
+		return new LettuceConnectionFactory(new RedisClusterConfiguration(this.cluster.seeds()),
+				client.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(refresh).build()).build());
 	}
 
 	/**

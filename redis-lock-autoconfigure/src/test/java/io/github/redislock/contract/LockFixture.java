@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceClientConfigurationBuilder;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -19,6 +21,7 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.engine.RedisLockEngine;
+import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 
@@ -125,7 +128,28 @@ public abstract class LockFixture implements AutoCloseable {
 	 * @return the started factory
 	 */
 	public LettuceConnectionFactory connectionFactory(Duration commandTimeout) {
-		LettuceConnectionFactory factory = createConnectionFactory(commandTimeout);
+		return startLater(createConnectionFactory(LettuceClientConfiguration.builder().commandTimeout(commandTimeout)));
+	}
+
+	/**
+	 * A template whose every connection goes through a fault proxy in front of each
+	 * server of the topology ({@link #servers()}), for tests that cut connections and
+	 * hold back replies. Closed on {@link #close()}, the proxies passing everything again
+	 * first, so that the engine closes as it would on a healthy network.
+	 * @param options the engine's options
+	 * @return the template and the proxies
+	 */
+	public Proxied proxied(LockOptions options) {
+		ProxiedServers servers = closeLater(new ProxiedServers(servers()));
+		LettuceConnectionFactory factory = startLater(createConnectionFactory(LettuceClientConfiguration.builder()
+			.commandTimeout(COMMAND_TIMEOUT)
+			.clientResources(servers.clientResources())));
+		LockTemplate template = template(new RedisLockEngine(factory, options));
+		closeLater(() -> servers.proxies().forEach(FaultProxy::pass));
+		return new Proxied(template, servers.proxies());
+	}
+
+	private LettuceConnectionFactory startLater(LettuceConnectionFactory factory) {
 		factory.afterPropertiesSet();
 		factory.start();
 		closeLater(factory::destroy);
@@ -279,10 +303,12 @@ public abstract class LockFixture implements AutoCloseable {
 
 	/**
 	 * A connection factory on the topology, not yet started.
-	 * @param commandTimeout the command timeout
+	 * @param client the client's configuration so far (its command timeout, and the
+	 * resources that send it through proxies when it has any), to which the topology adds
+	 * its own options
 	 * @return the factory
 	 */
-	protected abstract LettuceConnectionFactory createConnectionFactory(Duration commandTimeout);
+	protected abstract LettuceConnectionFactory createConnectionFactory(LettuceClientConfigurationBuilder client);
 
 	/**
 	 * Called with each new template before a test uses it; does nothing unless a topology
@@ -328,6 +354,15 @@ public abstract class LockFixture implements AutoCloseable {
 	 */
 	public static ExecutorService executor(String name) {
 		return Executors.newCachedThreadPool(CallerThreads.factory(name + "-" + System.nanoTime() + "-"));
+	}
+
+	/**
+	 * A template reached through fault proxies, and the proxies: {@link #proxied}.
+	 *
+	 * @param template the template, whose engine connects through the proxies only
+	 * @param proxies one proxy in front of each server
+	 */
+	public record Proxied(LockTemplate template, List<FaultProxy> proxies) {
 	}
 
 }

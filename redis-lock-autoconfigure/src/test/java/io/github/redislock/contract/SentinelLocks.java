@@ -1,10 +1,9 @@
 package io.github.redislock.contract;
 
-import java.time.Duration;
 import java.util.List;
 
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceClientConfigurationBuilder;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockTemplate;
@@ -46,6 +45,11 @@ public final class SentinelLocks extends LockFixture {
 		return List.of(this.group.primary());
 	}
 
+	@Override
+	public List<RedisServer> servers() {
+		return List.of(this.group.primary(), this.group.replica());
+	}
+
 	/**
 	 * A configuration that finds the primary through the group's sentinels.
 	 * @return the configuration
@@ -58,9 +62,8 @@ public final class SentinelLocks extends LockFixture {
 	}
 
 	@Override
-	protected LettuceConnectionFactory createConnectionFactory(Duration commandTimeout) {
-		return new LettuceConnectionFactory(configuration(),
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+	protected LettuceConnectionFactory createConnectionFactory(LettuceClientConfigurationBuilder client) {
+		return new LettuceConnectionFactory(configuration(), client.build());
 	}
 
 	@Override

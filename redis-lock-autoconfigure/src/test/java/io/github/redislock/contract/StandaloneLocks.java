@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceClientConfigurationBuilder;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.LockObserver;
@@ -64,8 +65,9 @@ public final class StandaloneLocks extends LockFixture {
 	}
 
 	@Override
-	protected LettuceConnectionFactory createConnectionFactory(Duration commandTimeout) {
-		return connectionFactory(this.server.host(), this.server.port(), commandTimeout);
+	protected LettuceConnectionFactory createConnectionFactory(LettuceClientConfigurationBuilder client) {
+		return new LettuceConnectionFactory(new RedisStandaloneConfiguration(this.server.host(), this.server.port()),
+				client.build());
 	}
 
 	/**
