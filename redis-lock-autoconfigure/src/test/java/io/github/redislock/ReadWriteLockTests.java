@@ -69,9 +69,11 @@ class ReadWriteLockTests {
 
 	@Test
 	void killedReaderJvmIsSucceededByWriterAfterItsLease() {
-		Duration lease = Duration.ofSeconds(2);
+		// Long enough that the living reader's renewals, a second apart, keep its lock on a
+		// busy machine; the writer must wait for what is left of it once the reader dies.
+		Duration lease = Duration.ofSeconds(5);
 		this.child = JavaProcess.start(HoldingNode.class, this.server.host(), Integer.toString(this.server.port()), KEY,
-				Long.toString(lease.toMillis()), "500", LockMode.READ.name());
+				Long.toString(lease.toMillis()), "1000", LockMode.READ.name());
 		this.child.awaitOutput("HELD", Duration.ofSeconds(30));
 		long readerToken = token(this.child.output());
 		assertThat(tryAndRelease(this.node, LockRequest.write(KEY))).isFalse();
