@@ -42,11 +42,11 @@ import org.jspecify.annotations.Nullable;
  * finished acquisitions under a steady rate of reactive calls.
  *
  * <p>
- * Once closed (the engine shut down, which ended every pending acquisition first), timers
- * are dropped, work already handed over still runs, and work handed over later runs on
- * the calling thread, where it fails at once on the closed connections rather than leave
- * a future pending for ever. Work that the application's executor refuses runs on the
- * engine's own pool.
+ * Once closed (the engine shut down, which ended every pending acquisition first), work
+ * already handed over still runs, deadlines and retries are dropped, and a wake-up or
+ * work handed over later runs on the calling thread, where it fails at once on the closed
+ * connections rather than leave a future pending for ever. Work that the application's
+ * executor refuses runs on the engine's own pool.
  *
  * @author redis-lock
  */
