@@ -29,9 +29,9 @@ import org.springframework.core.log.LogMessage;
  *
  * Fair and read/write requests work as with {@link LockTemplate}, with the same fencing
  * tokens, watchdog renewal and observations. A {@code RedisLockEngine} completes grants
- * and releases on its {@code redis-lock-pending} threads, never on the Redis client's, so
- * the action is subscribed to there, and the result is emitted there: move long or
- * blocking work elsewhere with {@code publishOn}. A request's
+ * and releases on its background executor, never on the Redis client's threads, so the
+ * action is subscribed to there, and the result is emitted there: move long or blocking
+ * work elsewhere with {@code publishOn}. A request's
  * {@link LockRequest#reentrant(boolean) reentrant(false)} keeps nested executions of the
  * same chain from re-entering its lock: they wait for it. Thread-safe; closing the engine
  * is the caller's business, as this template holds nothing of its own.

@@ -8,7 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
@@ -31,14 +33,15 @@ import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The reactive path blocks no thread: 10,000 acquisitions of one hot key, subscribed at
  * once from a scheduler of 4 threads, all complete, one at a time, while BlockHound
  * watches every thread that must not block: the scheduler's, the Redis client's event
- * loops and the engine's {@code redis-lock-pending} threads, which run the waiters'
- * rounds and complete the grants. (The housekeeping threads, which open connections and
- * retry failed releases, may block, and are not watched.)
+ * loops, the engine's timer and the engine's {@code redis-lock-housekeeping} threads,
+ * which run the waiters' rounds and complete the grants. (Those threads may also open
+ * connections and retry failed releases, which wait for Redis; nothing here makes them.)
  * <p>
  * BlockHound's agent stays in the JVM once installed, and this JVM runs every test class
  * of the module: it watches threads only while {@link #watching} is set, during the test,
@@ -72,13 +75,12 @@ class ReactiveLockBlockingTests {
 			// of a cancelled timer with a lock held for one heap operation, no I/O.
 			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "offer")
 			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
-			// An idle worker of a pool (the engine's round and timer threads) waits
-			// for its next task: it has nothing to do, and holds nobody up.
+			// An idle worker of a pool (the engine's timer and housekeeping threads)
+			// waits for its next task: it has nothing to do, and holds nobody up.
 			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "getTask")
-			.allowBlockingCallsInside("java.util.concurrent.ForkJoinPool", "awaitWork")
-			.allowBlockingCallsInside("java.util.concurrent.ForkJoinPool", "deactivate")
 			.nonBlockingThreadPredicate((nonBlocking) -> (thread) -> watching && !isShuttingDownEventLoop()
-					&& (nonBlocking.test(thread) || thread.getName().startsWith("redis-lock-pending-")))
+					&& (nonBlocking.test(thread) || thread.getName().equals("redis-lock-timer")
+							|| thread.getName().startsWith("redis-lock-housekeeping-")))
 			.blockingMethodCallback((method) -> blockingCalls.add(new BlockingOperationError(method)))
 			.install();
 	}
@@ -93,7 +95,7 @@ class ReactiveLockBlockingTests {
 	}
 
 	@BeforeEach
-	void setUp(RedisServer server) {
+	void setUp(RedisServer server) throws Exception {
 		this.locks = new StandaloneLocks(server);
 		this.locks.flush();
 		// 10,000 acquisitions at once put 10,000 first attempts in flight together: on a
@@ -103,7 +105,16 @@ class ReactiveLockBlockingTests {
 		this.blocking = this.locks.template(engine);
 		this.reactive = new ReactiveLockTemplate(engine);
 		// Connected and subscribed before BlockHound watches: opening connections blocks.
-		this.reactive.execute("hot", Mono.just(1)).block();
+		// A waiter opens the subscription connection, which the engine's threads share
+		// with the rounds.
+		CompletableFuture<Integer> waiter;
+		try (LockHandle held = this.blocking.lock("hot")) {
+			waiter = this.reactive.execute(LockRequest.of("hot").waitTime(Duration.ofSeconds(10)), Mono.just(1))
+				.toFuture();
+			await().until(
+					() -> this.locks.diagnostics(this.blocking).subscriptionStatus() == SubscriptionStatus.CONNECTED);
+		}
+		waiter.get(10, TimeUnit.SECONDS);
 		blockingCalls.clear();
 	}
 

@@ -1,9 +1,6 @@
 package io.github.redislock.autoconfigure;
 
 import java.time.Duration;
-import java.util.function.Supplier;
-
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -44,8 +41,7 @@ final class LockEngineShutdownLifecycle implements SmartLifecycle {
 	/** The most of the phase's time kept for releasing what is still held. */
 	private static final Duration MAX_MARGIN = Duration.ofSeconds(2);
 
-	/** The engine if it was created: a lazy one that nothing used has nothing to stop. */
-	private final Supplier<@Nullable LockEngine> engine;
+	private final LockEngine engine;
 
 	private final Duration grace;
 
@@ -57,15 +53,6 @@ final class LockEngineShutdownLifecycle implements SmartLifecycle {
 	 * @param phaseTimeout how long the context waits for a shutdown phase
 	 */
 	LockEngineShutdownLifecycle(LockEngine engine, Duration phaseTimeout) {
-		this(() -> engine, phaseTimeout);
-	}
-
-	/**
-	 * Create the lifecycle of an engine that may never be created.
-	 * @param engine the engine to shut down, or {@code null} when it was not created
-	 * @param phaseTimeout how long the context waits for a shutdown phase
-	 */
-	LockEngineShutdownLifecycle(Supplier<@Nullable LockEngine> engine, Duration phaseTimeout) {
 		this.engine = engine;
 		this.grace = grace(phaseTimeout);
 	}
@@ -112,10 +99,7 @@ final class LockEngineShutdownLifecycle implements SmartLifecycle {
 	}
 
 	private void shutdown() {
-		LockEngine engine = this.engine.get();
-		if (engine != null) {
-			engine.shutdown(this.grace);
-		}
+		this.engine.shutdown(this.grace);
 	}
 
 	@Override

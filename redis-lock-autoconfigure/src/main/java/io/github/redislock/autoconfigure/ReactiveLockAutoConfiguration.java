@@ -9,7 +9,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Lazy;
 
 import io.github.redislock.LockEngine;
 import io.github.redislock.LockTemplate;
@@ -32,7 +31,6 @@ import io.github.redislock.ReactiveLockTemplate;
 public final class ReactiveLockAutoConfiguration {
 
 	@Bean
-	@Lazy
 	@ConditionalOnMissingBean(ReactiveLockOperations.class)
 	@ConditionalOnSingleCandidate(LockEngine.class)
 	ReactiveLockTemplate reactiveLockTemplate(LockEngine lockEngine) {

@@ -1,14 +1,15 @@
 package io.github.redislock.autoconfigure;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -19,11 +20,12 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ImportRuntimeHints;
-import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -50,12 +52,14 @@ import io.github.redislock.engine.RedisLockEngine;
  * the reactive template.
  *
  * <p>
- * The engine is lazy: the auto-configured template creates it at start-up, but with the
- * application's own {@link LockOperations} it is created only if something uses it (an
- * application template built on it, the reactive template), and otherwise opens no
- * connection and starts no thread. The shutdown lifecycle, the health indicator, the
- * endpoint and the gauges reach it through a {@link LockEngineReference}, which never
- * creates it.
+ * The engine connects and starts its threads at its first lock: an application that never
+ * locks (one whose own {@link LockOperations} does not use it, say) opens no connection
+ * and starts no thread for it, and the shutdown lifecycle, the health indicator, the
+ * endpoint and the gauges that read it do not start it. Its background work (pending
+ * acquisitions' rounds, background releases, the sweep of idle subscriptions) runs on the
+ * {@link Executor} bean named {@value #TASK_EXECUTOR_BEAN_NAME} when there is one, else
+ * on virtual threads when they are enabled ({@code spring.threads.virtual.enabled=true}
+ * on JDK 21 or later), else on threads of the engine's own.
  *
  * <p>
  * The engine subscribes to release messages on a connection of its own, so the
@@ -83,25 +87,33 @@ import io.github.redislock.engine.RedisLockEngine;
 @ImportRuntimeHints(RedisLockAutoConfiguration.LuaScriptsRuntimeHints.class)
 public final class RedisLockAutoConfiguration {
 
+	/**
+	 * The name of the {@link Executor} bean that runs the engine's background work, when
+	 * the application defines one.
+	 */
+	public static final String TASK_EXECUTOR_BEAN_NAME = "redisLockTaskExecutor";
+
 	private static final String PREFIX = "redis-lock.";
 
 	/** Spring Boot's default {@code spring.lifecycle.timeout-per-shutdown-phase}. */
 	private static final Duration DEFAULT_PHASE_TIMEOUT = Duration.ofSeconds(30);
 
 	/**
-	 * The engine, created when something uses it: the auto-configured template at
-	 * start-up, or an application's own {@link LockOperations} that is built on it. One
-	 * that is not leaves the engine uncreated, with no connection or thread of its own.
+	 * The engine, with its background work on the application's
+	 * {@value #TASK_EXECUTOR_BEAN_NAME}, or virtual threads when enabled, as Spring
+	 * Boot's Lettuce connection factory does with them.
 	 */
 	@Bean
-	@Lazy
 	@ConditionalOnMissingBean(LockEngine.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisLockEngine redisLockEngine(RedisConnectionFactory redisConnectionFactory, RedisLockProperties properties,
-			ObjectProvider<LockObserver> lockObservers) {
+			ObjectProvider<LockObserver> lockObservers,
+			@Qualifier(TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor, Environment environment) {
 		LockOptions options = lockOptions(properties, redisConnectionFactory);
 		LockObserver observer = CompositeLockObserver.of(lockObservers.orderedStream().toList());
-		return new RedisLockEngine(redisConnectionFactory, options, observer);
+		Executor executor = taskExecutor.getIfAvailable(
+				() -> Threading.VIRTUAL.isActive(environment) ? new VirtualThreadTaskExecutor("redis-lock-") : null);
+		return new RedisLockEngine(redisConnectionFactory, options, observer, executor);
 	}
 
 	@Bean
@@ -117,13 +129,11 @@ public final class RedisLockAutoConfiguration {
 	 */
 	@Bean
 	@ConditionalOnSingleCandidate(LockEngine.class)
-	LockEngineShutdownLifecycle redisLockShutdownLifecycle(ConfigurableListableBeanFactory beanFactory,
-			Environment environment) {
+	LockEngineShutdownLifecycle redisLockShutdownLifecycle(LockEngine lockEngine, Environment environment) {
 		Duration phaseTimeout = Binder.get(environment)
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
 			.orElse(DEFAULT_PHASE_TIMEOUT);
-		return new LockEngineShutdownLifecycle(LockEngineReference.singleCandidate(beanFactory)::ifCreated,
-				phaseTimeout);
+		return new LockEngineShutdownLifecycle(lockEngine, phaseTimeout);
 	}
 
 	@Bean

@@ -15,11 +15,11 @@ import org.springframework.core.log.LogMessage;
  * that owner holds, and takes the owner out of any line it joined.
  *
  * <p>
- * It runs on the engine's {@link Housekeeping} threads, never on a caller's, and is tried
- * again while it fails (50 ms after the first failure, doubling to a second) until the
- * grant's lease would have ended anyway: a lost answer never leaves a lock held for its
- * whole lease, and a Redis that stays unreachable costs one warning. Retries are
- * scheduled, not slept, so a housekeeping thread stays free for the sweep.
+ * It runs on the engine's {@link EngineThreads}, never on a caller's, and is tried again
+ * while it fails (50 ms after the first failure, doubling to a second) until the grant's
+ * lease would have ended anyway: a lost answer never leaves a lock held for its whole
+ * lease, and a Redis that stays unreachable costs one warning. Retries are scheduled, not
+ * slept, so that no thread is held while Redis is away.
  *
  * @author redis-lock
  */
@@ -37,15 +37,15 @@ final class BackgroundReleases {
 
 	private final LocalLocks locks;
 
-	private final Housekeeping housekeeping;
+	private final EngineThreads threads;
 
 	/** Releases whose last attempt failed and that are tried again. */
 	private final AtomicInteger retrying = new AtomicInteger();
 
-	BackgroundReleases(LockScripts scripts, LocalLocks locks, Housekeeping housekeeping) {
+	BackgroundReleases(LockScripts scripts, LocalLocks locks, EngineThreads threads) {
 		this.scripts = scripts;
 		this.locks = locks;
-		this.housekeeping = housekeeping;
+		this.threads = threads;
 	}
 
 	/**
@@ -67,7 +67,7 @@ final class BackgroundReleases {
 	 */
 	void giveBack(LockKind kind, String key, String owner, long fence, long leaseMillis) {
 		long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-		this.housekeeping.execute(() -> giveBack(kind, key, owner, fence, until, FIRST_RETRY_NANOS));
+		this.threads.execute(() -> giveBack(kind, key, owner, fence, until, FIRST_RETRY_NANOS));
 	}
 
 	/**
@@ -94,7 +94,7 @@ final class BackgroundReleases {
 		if (!retry) {
 			this.retrying.incrementAndGet();
 		}
-		this.housekeeping.schedule(
+		this.threads.later(
 				() -> giveBack(kind, key, owner, fence, untilNanos, Math.min(retryNanos * 2, LAST_RETRY_NANOS)),
 				retryNanos);
 	}

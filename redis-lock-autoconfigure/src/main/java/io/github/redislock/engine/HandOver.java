@@ -78,15 +78,14 @@ final class HandOver {
 
 	private final LeaseEvents events;
 
-	private final Housekeeping housekeeping;
+	private final EngineThreads threads;
 
-	HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, LeaseEvents events,
-			Housekeeping housekeeping) {
+	HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, LeaseEvents events, EngineThreads threads) {
 		this.scripts = scripts;
 		this.locks = locks;
 		this.watchdog = watchdog;
 		this.events = events;
-		this.housekeeping = housekeeping;
+		this.threads = threads;
 	}
 
 	/**
@@ -140,7 +139,7 @@ final class HandOver {
 				return CompletableFuture.completedFuture(false);
 			}
 			CompletableFuture<Boolean> again = new CompletableFuture<>();
-			this.housekeeping.schedule(() -> held(lease, System.nanoTime()).whenComplete((result, failure) -> {
+			this.threads.later(() -> held(lease, System.nanoTime()).whenComplete((result, failure) -> {
 				again.complete(failure == null && result);
 			}), RETRY_NANOS);
 			return again;
@@ -206,7 +205,7 @@ final class HandOver {
 			return;
 		}
 		answer.whenComplete((held, failure) -> sendQueued(lease, check));
-		this.scripts.executeAsync(call, this.housekeeping::execute).whenComplete((reply, ex) -> {
+		this.scripts.executeAsync(call, this.threads).whenComplete((reply, ex) -> {
 			if (ex != null || reply == null || reply.size() < 3) {
 				answer.completeExceptionally((ex != null) ? ScriptCommands.unwrap(ex)
 						: new IllegalStateException("Unexpected answer to a lock check: " + reply));
@@ -242,14 +241,14 @@ final class HandOver {
 
 	/**
 	 * Mark the grant lost at once, so that no holder is admitted on it from now on, and
-	 * report it from a housekeeping thread rather than the Redis client's.
+	 * report it from the engine's threads rather than the Redis client's.
 	 */
 	private void lost(LockLease lease, String reason) {
 		this.watchdog.unwatch(lease);
 		if (!lease.markLost()) {
 			return;
 		}
-		this.housekeeping.execute(() -> {
+		this.threads.execute(() -> {
 			if (lease.claimLossReport()) {
 				logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done "
 						+ "under it is no longer exclusive. Its holder finds it lost from isHeld() and at release: "

@@ -58,20 +58,20 @@ final class LockReleaser {
 
 	private final HandOver handOver;
 
-	private final Housekeeping housekeeping;
+	private final EngineThreads threads;
 
 	private final @Nullable LockObserver observer;
 
 	private final AtomicInteger releasing = new AtomicInteger();
 
 	LockReleaser(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, BackgroundReleases backgroundReleases,
-			HandOver handOver, Housekeeping housekeeping, @Nullable LockObserver observer) {
+			HandOver handOver, EngineThreads threads, @Nullable LockObserver observer) {
 		this.scripts = scripts;
 		this.locks = locks;
 		this.watchdog = watchdog;
 		this.backgroundReleases = backgroundReleases;
 		this.handOver = handOver;
-		this.housekeeping = housekeeping;
+		this.threads = threads;
 		this.observer = observer;
 	}
 
@@ -150,7 +150,7 @@ final class LockReleaser {
 	 * blocking the calling thread: to the first waiter of this JVM when the grant may
 	 * pass ({@link HandOver}), told once a check after the release began found the grant
 	 * held; or else in Redis, the script sent without waiting (opening the connection, if
-	 * it is not open, on a housekeeping thread), and sent again from a housekeeping timer
+	 * it is not open, on the engine's threads), and sent again from the engine's timer
 	 * when refused during a slot migration.
 	 * @return completes when released, on the Redis client's thread or the caller's;
 	 * exceptionally with a {@link LockLostException} when the lock was found lost, or a
@@ -222,7 +222,7 @@ final class LockReleaser {
 		try {
 			answer = this.scripts.executeAsync(lease.kind()
 				.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken()),
-					this.housekeeping::execute);
+					this.threads);
 		}
 		catch (RuntimeException ex) {
 			answer = CompletableFuture.failedFuture(ex);
@@ -236,7 +236,7 @@ final class LockReleaser {
 				}
 				Throwable ex = ScriptCommands.unwrap(failure);
 				if (SlotMigration.isMigrating(ex) && System.nanoTime() - giveUpAt <= 0) {
-					this.housekeeping.schedule(() -> sendRelease(hold, lease, channel, giveUpAt, done),
+					this.threads.later(() -> sendRelease(hold, lease, channel, giveUpAt, done),
 							SlotMigration.RETRY_NANOS);
 					return;
 				}

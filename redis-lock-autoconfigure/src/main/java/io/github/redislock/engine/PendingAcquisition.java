@@ -33,9 +33,9 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
  *
  * <p>
  * <b>Who runs a round.</b> A signal or the timer calls {@link #wakeUp()}, which counts
- * and, when no round runs, schedules one on the {@link PendingRounds} threads, never
- * under the lock's monitor that signals come under. Rounds of one acquisition run one at
- * a time; a signal during a round calls for one more.
+ * and, when no round runs, schedules one on the {@link EngineThreads}, never under the
+ * lock's monitor that signals come under. Rounds of one acquisition run one at a time; a
+ * signal during a round calls for one more.
  *
  * <p>
  * <b>Ending.</b> It ends once, with a hold, without one or with a failure, or because the
@@ -122,7 +122,7 @@ final class PendingAcquisition {
 	private void attempt(Acquisition attempt, Consumer<Outcome> onRefusal, Runnable after) {
 		CompletionStage<Outcome> sent;
 		try {
-			sent = this.engine.attempts().tryOnceAsync(attempt, this.engine.background());
+			sent = this.engine.attempts().tryOnceAsync(attempt, this.engine.threads());
 		}
 		catch (RuntimeException ex) {
 			sent = CompletableFuture.failedFuture(ex);
@@ -146,7 +146,7 @@ final class PendingAcquisition {
 			finally {
 				after.run();
 			}
-		}, this.engine.rounds()::execute);
+		}, this.engine.threads());
 	}
 
 	private void afterFirstAttempt() {
@@ -158,7 +158,7 @@ final class PendingAcquisition {
 		Waiter queued = Waiter.pending(this::wakeUp, this.acquisition.owner(), !kind.queues(),
 				kind.passes() && this.acquisition.renewed());
 		this.engine.subscriptions()
-			.joinAsync(this.channel, queued, this.engine.background())
+			.joinAsync(this.channel, queued, this.engine.threads())
 			.whenComplete((joined, ex) -> {
 				if (ex != null) {
 					end(null, new LockAccessException(this.acquisition.key(), "wait for", ScriptCommands.unwrap(ex)));
@@ -178,7 +178,7 @@ final class PendingAcquisition {
 	/** Call for a round; schedules one unless one runs, which then runs again. */
 	private void wakeUp() {
 		if (this.wakeUps.getAndIncrement() == 0) {
-			this.engine.rounds().execute(this::round);
+			this.engine.threads().execute(this::round);
 		}
 	}
 
@@ -224,7 +224,7 @@ final class PendingAcquisition {
 
 	private void roundEnded(int seen) {
 		if (this.wakeUps.addAndGet(-seen) != 0) {
-			this.engine.rounds().execute(this::round);
+			this.engine.threads().execute(this::round);
 		}
 	}
 
@@ -239,7 +239,7 @@ final class PendingAcquisition {
 		if (queued == null || this.ended.get()) {
 			return;
 		}
-		this.timer = this.engine.rounds()
+		this.timer = this.engine.threads()
 			.schedule(this::wakeUp, Math.min(remaining, LockWaiting.sleepNanos(this.acquisition.kind(), sleepNanos)),
 					TimeUnit.NANOSECONDS);
 		queued.asleep(true);
@@ -267,7 +267,7 @@ final class PendingAcquisition {
 		cancelTimer();
 		leaveChannel(hold != null);
 		if (hold == null && this.lock != null && this.acquisition.kind().queues()) {
-			this.engine.attempts().leaveLine(this.acquisition, this.engine.background());
+			this.engine.attempts().leaveLine(this.acquisition, this.engine.threads());
 		}
 		LockObserver observer = this.engine.observer();
 		if (observer != null) {

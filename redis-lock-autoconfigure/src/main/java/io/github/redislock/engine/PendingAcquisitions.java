@@ -3,9 +3,7 @@ package io.github.redislock.engine;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -25,13 +23,13 @@ import io.github.redislock.LockOptions;
  *
  * <p>
  * What may wait for Redis (opening the engine's connection or the subscription connection
- * when they are not open, reading the servers' version on a cluster) runs on the
- * housekeeping threads; the rounds and timers of waiting acquisitions on
- * {@link PendingRounds}.
+ * when they are not open, reading the servers' version on a cluster), the rounds and
+ * timers of waiting acquisitions and the completion of their futures run on the
+ * {@link EngineThreads}.
  *
  * @author redis-lock
  */
-final class PendingAcquisitions implements AutoCloseable {
+final class PendingAcquisitions {
 
 	private final LockOptions options;
 
@@ -49,15 +47,13 @@ final class PendingAcquisitions implements AutoCloseable {
 
 	private final EngineShutdown shutdown;
 
-	private final Housekeeping housekeeping;
+	private final EngineThreads threads;
 
 	private final @Nullable LockObserver observer;
 
-	private final PendingRounds rounds = new PendingRounds();
-
 	PendingAcquisitions(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
 			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
-			EngineShutdown shutdown, Housekeeping housekeeping, @Nullable LockObserver observer) {
+			EngineShutdown shutdown, EngineThreads threads, @Nullable LockObserver observer) {
 		this.options = options;
 		this.tokens = tokens;
 		this.scripts = scripts;
@@ -66,7 +62,7 @@ final class PendingAcquisitions implements AutoCloseable {
 		this.attempts = attempts;
 		this.releaser = releaser;
 		this.shutdown = shutdown;
-		this.housekeeping = housekeeping;
+		this.threads = threads;
 		this.observer = observer;
 	}
 
@@ -93,7 +89,7 @@ final class PendingAcquisitions implements AutoCloseable {
 				false, System.nanoTime() + Durations.nanos(waitTime), "", true);
 		PendingAcquisition pending = new PendingAcquisition(this, acquisition, !waitTime.isZero(), name, handles,
 				result);
-		this.scripts.ready(background()).whenComplete((ignored, ex) -> {
+		this.scripts.ready(this.threads).whenComplete((ignored, ex) -> {
 			if (ex != null) {
 				result.completeExceptionally(new LockAccessException(key, "acquire", ScriptCommands.unwrap(ex)));
 			}
@@ -117,10 +113,10 @@ final class PendingAcquisitions implements AutoCloseable {
 		}
 		// Completed on the Redis client's thread, which must not run the caller's work.
 		CompletableFuture<Void> result = new CompletableFuture<>();
-		@Nullable ScheduledFuture<?> deadline = this.rounds.deadline(
-				() -> result.completeExceptionally(this.releaser.unanswered(hold)), this.releaser.answerDeadlineNanos(),
-				TimeUnit.NANOSECONDS);
-		released.whenComplete((ignored, ex) -> this.rounds.complete(() -> {
+		@Nullable ScheduledFuture<?> deadline = this.threads.later(
+				() -> result.completeExceptionally(this.releaser.unanswered(hold)),
+				this.releaser.answerDeadlineNanos());
+		released.whenComplete((ignored, ex) -> this.threads.complete(() -> {
 			if (deadline != null) {
 				deadline.cancel(false);
 			}
@@ -135,10 +131,10 @@ final class PendingAcquisitions implements AutoCloseable {
 	}
 
 	/**
-	 * Complete the caller's future of an acquisition that ended, on a
-	 * {@link PendingRounds} thread: never on the Redis client's, where the caller's
-	 * chained work would hold up every answer. A hold nobody will take (the caller
-	 * cancelled) is released.
+	 * Complete the caller's future of an acquisition that ended, on the
+	 * {@link EngineThreads}: never on the Redis client's, where the caller's chained work
+	 * would hold up every answer. A hold nobody will take (the caller cancelled) is
+	 * released.
 	 */
 	void complete(CompletableFuture<@Nullable LockHandle> result, Function<LockHold, LockHandle> handles,
 			@Nullable LockHold hold, @Nullable Throwable failure) {
@@ -148,7 +144,7 @@ final class PendingAcquisitions implements AutoCloseable {
 			}
 			return;
 		}
-		this.rounds.complete(() -> {
+		this.threads.complete(() -> {
 			if (failure != null) {
 				result.completeExceptionally(failure);
 			}
@@ -167,13 +163,9 @@ final class PendingAcquisitions implements AutoCloseable {
 		this.releaser.releaseQuietly(hold);
 	}
 
-	/** Where what may wait for Redis runs: the housekeeping threads. */
-	Executor background() {
-		return this.housekeeping::execute;
-	}
-
-	PendingRounds rounds() {
-		return this.rounds;
+	/** Where rounds, timers and what may wait for Redis run. */
+	EngineThreads threads() {
+		return this.threads;
 	}
 
 	LockScripts scripts() {
@@ -198,11 +190,6 @@ final class PendingAcquisitions implements AutoCloseable {
 
 	@Nullable LockObserver observer() {
 		return this.observer;
-	}
-
-	@Override
-	public void close() {
-		this.rounds.close();
 	}
 
 }

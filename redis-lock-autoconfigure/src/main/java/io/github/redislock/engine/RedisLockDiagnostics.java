@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntSupplier;
 
 import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockSnapshot;
@@ -24,17 +25,18 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 
 	private final ReleaseSubscriptions subscriptions;
 
-	private final LockWatchdog watchdog;
+	/** How many leases the watchdog renews: none before the engine started. */
+	private final IntSupplier renewed;
 
 	private final BackgroundReleases backgroundReleases;
 
 	private final LockKeys keys;
 
-	RedisLockDiagnostics(LocalLocks locks, ReleaseSubscriptions subscriptions, LockWatchdog watchdog,
+	RedisLockDiagnostics(LocalLocks locks, ReleaseSubscriptions subscriptions, IntSupplier renewed,
 			BackgroundReleases backgroundReleases, LockKeys keys) {
 		this.locks = locks;
 		this.subscriptions = subscriptions;
-		this.watchdog = watchdog;
+		this.renewed = renewed;
 		this.backgroundReleases = backgroundReleases;
 		this.keys = keys;
 	}
@@ -48,7 +50,7 @@ final class RedisLockDiagnostics implements LockDiagnostics {
 
 	@Override
 	public int renewedCount() {
-		return this.watchdog.watchedCount();
+		return this.renewed.getAsInt();
 	}
 
 	@Override

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 
@@ -20,6 +20,7 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockRules;
+import io.github.redislock.LockShutdownException;
 
 /**
  * The {@link LockEngine} that keeps locks in Redis, through a Spring Data Redis
@@ -32,10 +33,11 @@ import io.github.redislock.LockRules;
  * </pre>
  *
  * <p>
- * A facade: it builds the engine's parts and delegates to them, the acquire path to
- * {@link LockAcquirer}, the release path to {@link LockReleaser}, waiting to
- * {@link ReleaseSubscriptions} and renewal to {@link LockWatchdog}; what differs between
- * kinds of lock is in the {@link LockKind} subclasses.
+ * A facade over the parts {@link EngineParts} builds: the acquire path
+ * ({@link LockAcquirer}), the release path ({@link LockReleaser}), waiting
+ * ({@link ReleaseSubscriptions}) and renewal ({@link LockWatchdog}); what differs between
+ * kinds of lock is in the {@link LockKind} subclasses. Creating an engine opens no
+ * connection and starts no thread: its first acquisition does.
  *
  * <p>
  * Uncontended, a lock and its release are two round trips, one script each; a reentrant
@@ -66,39 +68,11 @@ import io.github.redislock.LockRules;
  */
 public final class RedisLockEngine implements LockEngine {
 
-	/** How long a channel stays subscribed after its last waiter left. */
-	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
-
 	private final LockOptions options;
-
-	private final LockKeys keys;
-
-	private final LockScripts scripts;
-
-	private final ReleaseSubscriptions subscriptions;
-
-	private final LockWatchdog watchdog;
-
-	private final Housekeeping housekeeping;
-
-	/** What this JVM knows of each lock it holds or waits for. */
-	private final LocalLocks locks;
-
-	private final LockAcquirer acquirer;
-
-	private final PendingAcquisitions pending;
-
-	private final LockReleaser releaser;
-
-	private final EngineShutdown.Parts shutdownParts;
-
-	private final RedisLockDiagnostics diagnostics;
-
-	private final LeaseExtensions extensions;
 
 	private final EngineShutdown shutdown = new EngineShutdown();
 
-	private final AtomicBoolean closed = new AtomicBoolean();
+	private final EngineParts parts;
 
 	/**
 	 * Create an engine on the given connection factory with the
@@ -133,46 +107,35 @@ public final class RedisLockEngine implements LockEngine {
 	 */
 	public RedisLockEngine(RedisConnectionFactory connectionFactory, LockOptions options,
 			@Nullable LockObserver observer) {
+		this(connectionFactory, options, observer, null);
+	}
+
+	/**
+	 * Create an engine on the given connection factory that reports to an observer and
+	 * runs its background work on the application's executor: pending acquisitions'
+	 * rounds, background releases, the sweep of idle subscriptions, opening connections
+	 * for callers that must not wait. The work may wait for Redis up to the command
+	 * timeout; an executor of virtual threads suits it. The watchdog keeps a thread of
+	 * its own, which never waits for Redis.
+	 * @param connectionFactory a Lettuce connection factory, already started
+	 * @param options the key prefix, defaults, lease and renewal settings
+	 * @param observer told of acquisitions, holds, renewals and losses, or {@code null}
+	 * for none
+	 * @param executor runs the engine's background work, or {@code null} for a pool of
+	 * the engine's own
+	 * @throws IllegalArgumentException when the connection factory is not Lettuce's, or
+	 * the replication timeout is not shorter than its command timeout
+	 */
+	public RedisLockEngine(RedisConnectionFactory connectionFactory, LockOptions options,
+			@Nullable LockObserver observer, @Nullable Executor executor) {
 		if (connectionFactory.getClass().getName().contains("Jedis")) {
 			throw new IllegalArgumentException("redis-lock needs a Lettuce connection factory, not "
 					+ connectionFactory.getClass().getName() + ": Jedis subscriptions block a thread each");
 		}
 		checkReplicationTimeout(connectionFactory, options);
 		this.options = options;
-		LockObserver guarded = (observer != null) ? new GuardedLockObserver(observer) : null;
-		this.keys = new LockKeys(options.keyPrefix());
-		this.locks = new LocalLocks(this.keys);
-		// Read every kind's scripts now rather than in the first lock call's wait time.
-		LockKind.all();
-		OwnerTokens tokens = new OwnerTokens();
-		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
-		this.scripts = new LockScripts(connectionFactory, this.keys, messaging);
-		String controlChannel = this.keys.controlChannel();
-		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
-				SUBSCRIPTION_LINGER_MILLIS, tokens.instanceId(), this.locks);
-		this.housekeeping = new Housekeeping(this.subscriptions::sweep, SUBSCRIPTION_LINGER_MILLIS);
-		this.housekeeping.execute(this.scripts::prepare);
-		LeaseEvents leaseEvents = new WakingLeaseEvents(this.locks,
-				(guarded != null) ? new ObservedLeases(guarded) : null);
-		this.watchdog = new LockWatchdog(this.scripts, options.watchdogLease(), options.renewInterval(), leaseEvents);
-		Grants grants = new Grants(this.locks, this.watchdog, guarded);
-		BackgroundReleases backgroundReleases = new BackgroundReleases(this.scripts, this.locks, this.housekeeping);
-		HandOver handOver = new HandOver(this.scripts, this.locks, this.watchdog, leaseEvents, this.housekeeping);
-		this.releaser = new LockReleaser(this.scripts, this.locks, this.watchdog, backgroundReleases, handOver,
-				this.housekeeping, guarded);
-		AcquireAttempts attempts = new AcquireAttempts(options, this.scripts, grants, backgroundReleases);
-		this.shutdownParts = new EngineShutdown.Parts(this.locks, this.subscriptions, attempts, this.releaser,
-				new Revocations(this.scripts, this.locks, this.watchdog, guarded),
-				Duration.ofNanos(this.watchdog.answerDeadlineNanos()));
-		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, this.releaser,
-				this.shutdown);
-		this.acquirer = new LockAcquirer(options, tokens, this.scripts, this.locks, attempts, waiting, guarded,
-				this.shutdown);
-		this.pending = new PendingAcquisitions(options, tokens, this.scripts, this.locks, this.subscriptions, attempts,
-				this.releaser, this.shutdown, this.housekeeping, guarded);
-		this.extensions = new LeaseExtensions(this.scripts, this.watchdog, guarded);
-		this.diagnostics = new RedisLockDiagnostics(this.locks, this.subscriptions, this.watchdog, backgroundReleases,
-				this.keys);
+		this.parts = new EngineParts(connectionFactory, options,
+				(observer != null) ? new GuardedLockObserver(observer) : null, executor, this.shutdown);
 	}
 
 	/**
@@ -207,14 +170,20 @@ public final class RedisLockEngine implements LockEngine {
 	 * The first attempt is sent from the calling thread without waiting for its answer;
 	 * the wait is a queued waiter of the lock's release channel, woken by the release
 	 * message, a release by a holder of this JVM or a timer at the holder's lease end,
-	 * and the future completes on the Redis client's thread or on one of the engine's
-	 * {@code redis-lock-pending} threads. Opening a connection that is not open runs on
-	 * the engine's housekeeping threads.
+	 * and the future completes on the engine's background executor
+	 * ({@link EngineThreads}), where opening a connection that is not open runs too.
 	 */
 	@Override
 	public CompletableFuture<@Nullable LockHandle> acquireAsync(LockRequest request, Duration wait) {
 		Duration leaseTime = (request.leaseTime() != null) ? request.leaseTime() : this.options.leaseTime();
-		return this.pending.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
+		PendingAcquisitions pending;
+		try {
+			pending = this.parts.running(request.key()).pending();
+		}
+		catch (LockShutdownException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return pending.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
 				leaseTime, (hold) -> new RedisLockHandle(this, hold));
 	}
 
@@ -229,7 +198,7 @@ public final class RedisLockEngine implements LockEngine {
 	 */
 	private @Nullable LockHandle acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
 			@Nullable Duration leaseTime, boolean reentrant) {
-		LockHold hold = this.acquirer.acquire(key, name, kind, waitTime, leaseTime, reentrant);
+		LockHold hold = this.parts.running(key).acquirer().acquire(key, name, kind, waitTime, leaseTime, reentrant);
 		return (hold != null) ? new RedisLockHandle(this, hold) : null;
 	}
 
@@ -239,7 +208,7 @@ public final class RedisLockEngine implements LockEngine {
 	 * @throws LockAccessException when Redis failed
 	 */
 	void release(LockHold hold) {
-		this.releaser.release(hold);
+		this.parts.running(hold.key()).releaser().release(hold);
 	}
 
 	/**
@@ -248,7 +217,7 @@ public final class RedisLockEngine implements LockEngine {
 	 * {@link LockAccessException}
 	 */
 	CompletionStage<Void> releaseAsync(LockHold hold) {
-		return this.pending.release(hold);
+		return this.parts.running(hold.key()).pending().release(hold);
 	}
 
 	/**
@@ -257,14 +226,14 @@ public final class RedisLockEngine implements LockEngine {
 	 * @throws LockAccessException when Redis failed
 	 */
 	void extend(LockHold hold, Duration leaseTime) {
-		this.extensions.extend(hold, leaseTime);
+		this.parts.running(hold.key()).extensions().extend(hold, leaseTime);
 	}
 
 	@Override
 	public @Nullable Duration remainingLease(String key) {
 		long left;
 		try {
-			left = this.scripts.leaseLeft(key);
+			left = this.parts.scripts().leaseLeft(key);
 		}
 		catch (RuntimeException ex) {
 			throw new LockAccessException(key, "read the lease of", ex);
@@ -277,12 +246,12 @@ public final class RedisLockEngine implements LockEngine {
 
 	@Override
 	public LockDiagnostics diagnostics() {
-		return this.diagnostics;
+		return this.parts.diagnostics();
 	}
 
-	/** The watchdog, for the tests of this package. */
-	LockWatchdog watchdog() {
-		return this.watchdog;
+	/** The engine's parts, for the tests of this package. */
+	EngineParts parts() {
+		return this.parts;
 	}
 
 	/**
@@ -297,20 +266,15 @@ public final class RedisLockEngine implements LockEngine {
 			return;
 		}
 		try {
-			this.shutdown.run(grace, this.shutdownParts);
+			EngineParts.Running running = this.parts.stop();
+			if (running != null) {
+				this.shutdown.run(grace, running.shutdownParts());
+			}
 		}
 		finally {
-			closeConnections();
+			this.parts.close();
 			this.shutdown.done();
 		}
-	}
-
-	/**
-	 * Number of pending acquisitions' timers queued now, cancelled ones included: for
-	 * tests.
-	 */
-	int queuedPendingTimers() {
-		return this.pending.rounds().queuedTimers();
 	}
 
 	/**
@@ -321,18 +285,7 @@ public final class RedisLockEngine implements LockEngine {
 	@Override
 	public void close() {
 		shutdown(CLOSE_GRACE);
-		closeConnections();
-	}
-
-	private void closeConnections() {
-		if (!this.closed.compareAndSet(false, true)) {
-			return;
-		}
-		this.watchdog.close();
-		this.pending.close();
-		this.housekeeping.close();
-		this.subscriptions.close();
-		this.scripts.close();
+		this.parts.close();
 	}
 
 }

@@ -1,6 +1,9 @@
 package io.github.redislock.autoconfigure;
 
+import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -20,6 +23,8 @@ import io.github.redislock.LockEngine;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockOperations;
 import io.github.redislock.LockOptions;
+import io.github.redislock.LockRequest;
+import io.github.redislock.LockShutdownException;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.ReactiveLockOperations;
 import io.github.redislock.actuate.endpoint.RedisLocksEndpoint;
@@ -37,71 +42,87 @@ import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * An application's own {@link LockOperations} bean, with every auto-configuration of
- * redis-lock and Actuator's health, endpoint and metrics support present: the
- * auto-configured engine, with its connections and threads, is created only when
- * something uses it, and nothing that reports on it creates it.
+ * An application with every auto-configuration of redis-lock and Actuator's health,
+ * endpoint and metrics support: the auto-configured engine starts its threads and
+ * connects at its first lock, and nothing that reports on it or shuts it down starts it.
+ * The engine's background work runs on a counting {@code redisLockTaskExecutor}, whose
+ * count tells whether it started.
  */
 @RedisTest
 class ApplicationLockOperationsTests {
 
-	private static final String ENGINE = "redisLockEngine";
-
 	private final RedisServer redis;
+
+	private final AtomicInteger backgroundTasks = new AtomicInteger();
 
 	private final ApplicationContextRunner runner;
 
 	ApplicationLockOperationsTests(RedisServer redis) {
 		this.redis = redis;
+		Executor countingExecutor = (task) -> {
+			this.backgroundTasks.incrementAndGet();
+			new Thread(task).start();
+		};
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class,
 					ReactiveLockAutoConfiguration.class, RedisLockHealthContributorAutoConfiguration.class,
 					RedisLocksEndpointAutoConfiguration.class, RedisLockMetricsAutoConfiguration.class,
 					RedisLockObservationAutoConfiguration.class, DistributedLockRegistryAutoConfiguration.class))
 			.withBean(SimpleMeterRegistry.class)
+			.withBean(RedisLockAutoConfiguration.TASK_EXECUTOR_BEAN_NAME, Executor.class, () -> countingExecutor)
 			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
 					"management.endpoints.web.exposure.include=redislocks");
 	}
 
 	@Test
-	void engineIsCreatedAtStartWhenTheAutoConfiguredTemplateUsesIt() {
+	void engineStartsAtItsFirstLock() {
 		this.runner.run((context) -> {
-			assertThat(context).hasNotFailed().hasBean(ENGINE).hasBean("lockTemplate");
-			assertThat(isCreated(context)).isTrue();
+			assertThat(context).hasNotFailed().hasSingleBean(RedisLockEngine.class).hasBean("lockTemplate");
 			assertThat(context.getBean(RedisLockHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
+			assertThat(context.getBean(RedisLocksEndpoint.class).locks().held()).isEmpty();
+			assertThat(holdsGauge(context)).isZero();
+			assertThat(this.backgroundTasks).hasValue(0);
+			try (LockHandle handle = context.getBean(LockOperations.class).lock("invoice:1")) {
+				assertThat(this.backgroundTasks).hasPositiveValue();
+				assertThat(context.getBean(RedisLocksEndpoint.class).locks().held()).hasSize(1);
+				assertThat(holdsGauge(context)).isOne();
+			}
 		});
 	}
 
 	@Test
-	void engineIsNeverCreatedWhenTheApplicationsLockOperationsDoesNotUseIt() {
+	void engineNeverStartsWhenTheApplicationsLockOperationsDoesNotUseIt() {
 		this.runner.withUserConfiguration(OwnEngineLocksConfiguration.class, LockedConfiguration.class)
 			.run((context) -> {
-				assertThat(context).hasNotFailed();
+				assertThat(context).hasNotFailed().hasSingleBean(RedisLockEngine.class);
 				assertThat(context).getBean(LockOperations.class).isSameAs(context.getBean("applicationLocks"));
 				assertThat(context).getBean(DistributedLockRegistry.class).isNotNull();
-				assertThat(isCreated(context)).isFalse();
 				// @DistributedLock locks through the application's operations.
 				context.getBean(Locked.class).run(() -> assertThat(keys("own:*")).contains("own:{locked}"));
-				// Reporting on the engine does not create it.
+				// Reporting on the engine and shutting it down does not start it.
 				assertThat(context.getBean(RedisLockHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
 				assertThat(context.getBean(RedisLocksEndpoint.class).locks().held()).isEmpty();
 				assertThat(holdsGauge(context)).isZero();
 				context.getBean(LockEngineShutdownLifecycle.class).stop();
-				assertThat(isCreated(context)).isFalse();
+				assertThat(this.backgroundTasks).hasValue(0);
+				assertThatExceptionOfType(LockShutdownException.class).isThrownBy(
+						() -> context.getBean(RedisLockEngine.class).acquire(LockRequest.of("late"), Duration.ZERO));
+				assertThat(this.backgroundTasks).hasValue(0);
 			});
 	}
 
 	@Test
-	void engineIsCreatedWhenTheApplicationsLockOperationsBuildsOnIt() {
+	void engineStartsWhenTheApplicationsLockOperationsBuildsOnIt() {
 		this.runner.withUserConfiguration(LocksOnTheEngineConfiguration.class).run((context) -> {
 			assertThat(context).hasNotFailed().doesNotHaveBean("lockTemplate");
-			assertThat(isCreated(context)).isTrue();
 			try (LockHandle handle = context.getBean(LockOperations.class).lock("invoice:1")) {
 				assertThat(context.getBean(RedisLocksEndpoint.class).locks().held()).hasSize(1);
 				assertThat(holdsGauge(context)).isOne();
 			}
+			assertThat(this.backgroundTasks).hasPositiveValue();
 			assertThat(context.getBean(ReactiveLockOperations.class)).isNotNull();
 		});
 	}
@@ -111,10 +132,6 @@ class ApplicationLockOperationsTests {
 		MeterRegistry registry = new SimpleMeterRegistry();
 		context.getBean(LockEngineMetrics.class).bindTo(registry);
 		return registry.get("redis.lock.holds").gauge().value();
-	}
-
-	private static boolean isCreated(AssertableApplicationContext context) {
-		return context.getBeanFactory().containsSingleton(ENGINE);
 	}
 
 	private Set<String> keys(String pattern) {

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
@@ -240,12 +242,43 @@ class RedisLockAutoConfigurationTests {
 	}
 
 	@Test
-	void templateIsClosedWithContext() {
+	void engineStartsAtItsFirstLockAndIsClosedWithContext() {
 		Set<Thread> before = watchdogThreads();
 		this.runner.run((context) -> {
+			assertThat(watchdogThreads()).isEqualTo(before);
+			context.getBean(LockTemplate.class).lock("invoice:4").close();
 			assertThat(watchdogThreads()).hasSize(before.size() + 1);
 			context.close();
 			await().untilAsserted(() -> assertThat(watchdogThreads()).isEqualTo(before));
+		});
+	}
+
+	@Test
+	void runsBackgroundWorkOnTheApplicationsTaskExecutor() {
+		AtomicInteger tasks = new AtomicInteger();
+		Executor executor = (task) -> {
+			tasks.incrementAndGet();
+			new Thread(task).start();
+		};
+		this.runner.withBean(RedisLockAutoConfiguration.TASK_EXECUTOR_BEAN_NAME, Executor.class, () -> executor)
+			.run((context) -> {
+				assertThat(tasks).hasValue(0);
+				context.getBean(LockTemplate.class).lock("invoice:5").close();
+				// The first lock connects ahead of the next ones in the background.
+				assertThat(tasks).hasPositiveValue();
+			});
+	}
+
+	@Test
+	void runsBackgroundWorkOnItsOwnThreadsWhenTheApplicationsExecutorHasAnotherName() {
+		AtomicInteger tasks = new AtomicInteger();
+		Executor executor = (task) -> {
+			tasks.incrementAndGet();
+			new Thread(task).start();
+		};
+		this.runner.withBean("applicationTaskExecutor", Executor.class, () -> executor).run((context) -> {
+			context.getBean(LockTemplate.class).lock("invoice:6").close();
+			assertThat(tasks).hasValue(0);
 		});
 	}
 

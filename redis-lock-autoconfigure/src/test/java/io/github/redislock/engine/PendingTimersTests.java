@@ -42,7 +42,8 @@ class PendingTimersTests {
 					.count()
 					.block(Duration.ofMinutes(5));
 				assertThat(done).isEqualTo(ACQUISITIONS);
-				assertThat(engine.queuedPendingTimers()).as("timers queued after %,d acquisitions", ACQUISITIONS)
+				assertThat(engine.parts().threads().queuedTimers())
+					.as("timers queued after %,d acquisitions", ACQUISITIONS)
 					.isLessThanOrEqualTo(IN_FLIGHT);
 			}
 			finally {

@@ -57,7 +57,7 @@ class ReleasedLeasesTests {
 		for (int i = 0; i < released; i++) {
 			locks.lock("short:" + i).close();
 		}
-		LockWatchdog watchdog = this.engine.watchdog();
+		LockWatchdog watchdog = this.engine.parts().running("").watchdog();
 		await().atMost(Duration.ofSeconds(20))
 			.untilAsserted(() -> assertThat(watchdog.scheduledCount()).isBetween(held.size(), 2 * held.size() + 1024));
 		assertThat(watchdog.watchedCount()).isEqualTo(held.size());

@@ -18,6 +18,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.github.redislock.LockEngine;
 import io.github.redislock.LockHandle;
+import io.github.redislock.LockRequest;
 import io.github.redislock.LockTimeoutException;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.contract.StandaloneLocks;
@@ -34,7 +35,8 @@ import static org.awaitility.Awaitility.await;
  * An application with {@code spring.threads.virtual.enabled=true}: its
  * {@code @DistributedLock} methods, called from {@code @Async} methods on the virtual
  * threads of the task executor Spring Boot configures, exclude each other, wait for a
- * lock another instance holds, and time out when it stays held.
+ * lock another instance holds, and time out when it stays held; and the engine's own
+ * background work runs on virtual threads too.
  */
 @RedisTest
 class VirtualThreadApplicationTests {
@@ -81,6 +83,25 @@ class VirtualThreadApplicationTests {
 			}
 			assertThat(stock.overlaps()).as("calls that found another call of their product inside").isZero();
 			assertThat(stock.callsOnPlatformThreads()).as("calls not on a virtual thread").isZero();
+		});
+	}
+
+	@Test
+	void enginesOwnWorkRunsOnVirtualThreads() {
+		this.runner.run((context) -> {
+			LockEngine engine = context.getBean(LockEngine.class);
+			LockHandle held = this.otherInstance.template().lock("product:2");
+			CompletableFuture<LockHandle> pending = engine.acquireAsync(LockRequest.of("product:2"),
+					Duration.ofSeconds(20));
+			// Chained while it waits: runs where the engine completes it, a round of its
+			// pending acquisition woken by the release.
+			CompletableFuture<Thread> completedOn = pending.thenApply((handle) -> Thread.currentThread());
+			await().atMost(Duration.ofSeconds(10)).until(() -> engine.diagnostics().waiterCount() == 1);
+			held.close();
+			Thread thread = completedOn.get(10, TimeUnit.SECONDS);
+			assertThat(thread.isVirtual()).as("%s is virtual", thread).isTrue();
+			assertThat(thread.getName()).startsWith("redis-lock-");
+			pending.get().closeAsync().toCompletableFuture().get(10, TimeUnit.SECONDS);
 		});
 	}
 

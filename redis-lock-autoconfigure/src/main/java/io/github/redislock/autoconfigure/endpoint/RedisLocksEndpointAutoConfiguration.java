@@ -1,6 +1,5 @@
 package io.github.redislock.autoconfigure.endpoint;
 
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -11,7 +10,6 @@ import org.springframework.context.annotation.Bean;
 
 import io.github.redislock.LockEngine;
 import io.github.redislock.actuate.endpoint.RedisLocksEndpoint;
-import io.github.redislock.autoconfigure.LockEngineReference;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 
 /**
@@ -29,8 +27,8 @@ public final class RedisLocksEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnSingleCandidate(LockEngine.class)
-	RedisLocksEndpoint redisLocksEndpoint(ConfigurableListableBeanFactory beanFactory) {
-		return new RedisLocksEndpoint(LockEngineReference.singleCandidate(beanFactory).diagnostics());
+	RedisLocksEndpoint redisLocksEndpoint(LockEngine lockEngine) {
+		return new RedisLocksEndpoint(lockEngine.diagnostics());
 	}
 
 }

@@ -1,8 +1,5 @@
 package io.github.redislock.autoconfigure.health;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -15,9 +12,7 @@ import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
-import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockEngine;
-import io.github.redislock.autoconfigure.LockEngineReference;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.health.RedisLockHealthIndicator;
 
@@ -33,22 +28,16 @@ import io.github.redislock.health.RedisLockHealthIndicator;
 @ConditionalOnBean(LockEngine.class)
 @ConditionalOnEnabledHealthIndicator("redislock")
 public final class RedisLockHealthContributorAutoConfiguration
-		extends CompositeHealthContributorConfiguration<RedisLockHealthIndicator, LockDiagnostics> {
+		extends CompositeHealthContributorConfiguration<RedisLockHealthIndicator, LockEngine> {
 
 	RedisLockHealthContributorAutoConfiguration() {
-		super(RedisLockHealthIndicator::new);
+		super((engine) -> new RedisLockHealthIndicator(engine.diagnostics()));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(name = { "redisLockHealthIndicator", "redisLockHealthContributor" })
 	HealthContributor redisLockHealthContributor(ConfigurableListableBeanFactory beanFactory) {
-		// The engines' diagnostics, not the engines: reporting on a lazy engine that
-		// nothing used must not create it.
-		Map<String, LockDiagnostics> engines = new LinkedHashMap<>();
-		for (String name : beanFactory.getBeanNamesForType(LockEngine.class, true, false)) {
-			engines.put(name, new LockEngineReference(beanFactory, name).diagnostics());
-		}
-		return createContributor(engines);
+		return createContributor(beanFactory, LockEngine.class);
 	}
 
 }

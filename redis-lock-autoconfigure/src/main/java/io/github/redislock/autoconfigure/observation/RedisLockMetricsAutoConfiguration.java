@@ -2,7 +2,6 @@ package io.github.redislock.autoconfigure.observation;
 
 import io.micrometer.core.instrument.MeterRegistry;
 
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -13,7 +12,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.context.annotation.Bean;
 
 import io.github.redislock.LockEngine;
-import io.github.redislock.autoconfigure.LockEngineReference;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockProperties;
 import io.github.redislock.metrics.LockEngineMetrics;
@@ -45,8 +43,8 @@ public final class RedisLockMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnSingleCandidate(LockEngine.class)
-	LockEngineMetrics lockEngineMetrics(ConfigurableListableBeanFactory beanFactory) {
-		return new LockEngineMetrics(LockEngineReference.singleCandidate(beanFactory).diagnostics());
+	LockEngineMetrics lockEngineMetrics(LockEngine lockEngine) {
+		return new LockEngineMetrics(lockEngine.diagnostics());
 	}
 
 }

@@ -1,0 +1,201 @@
+package io.github.redislock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import io.github.redislock.LockObserver;
+import io.github.redislock.LockOptions;
+import io.github.redislock.LockShutdownException;
+
+/**
+ * Builds the parts of a {@link RedisLockEngine} and closes them: at once those that open
+ * no connection and start no thread, and the running ones ({@link Running}: the watchdog
+ * and the paths built on it) at the first acquisition, which also starts the sweep of
+ * idle subscriptions and connects ahead of the next calls. So an application that creates
+ * an engine and never locks connects to nothing and starts no thread, and the health,
+ * metrics and shutdown that read the engine never start it.
+ *
+ * <p>
+ * The start and the shutdown take the same lock: either the engine started before its
+ * shutdown began, which then stops what runs, or it never starts.
+ *
+ * @author redis-lock
+ */
+final class EngineParts {
+
+	/** How long a channel stays subscribed after its last waiter left. */
+	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
+
+	private final LockOptions options;
+
+	private final @Nullable LockObserver observer;
+
+	private final EngineShutdown shutdown;
+
+	private final OwnerTokens tokens = new OwnerTokens();
+
+	/** What this JVM knows of each lock it holds or waits for. */
+	private final LocalLocks locks;
+
+	private final EngineThreads threads;
+
+	private final LockScripts scripts;
+
+	private final ReleaseSubscriptions subscriptions;
+
+	private final BackgroundReleases backgroundReleases;
+
+	private final RedisLockDiagnostics diagnostics;
+
+	/** Guards {@link #running} and {@link #stopped}. */
+	private final ReentrantLock starting = new ReentrantLock();
+
+	private volatile @Nullable Running running;
+
+	private boolean stopped;
+
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	/**
+	 * Build the parts that start nothing.
+	 * @param observer the engine's observer, guarded, or {@code null}
+	 * @param executor runs the background work, or {@code null} for the engine's own pool
+	 */
+	EngineParts(RedisConnectionFactory connectionFactory, LockOptions options, @Nullable LockObserver observer,
+			@Nullable Executor executor, EngineShutdown shutdown) {
+		this.options = options;
+		this.observer = observer;
+		this.shutdown = shutdown;
+		LockKeys keys = new LockKeys(options.keyPrefix());
+		this.locks = new LocalLocks(keys);
+		// Read every kind's scripts now rather than in the first lock call's wait time.
+		LockKind.all();
+		this.threads = new EngineThreads(executor);
+		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
+		this.scripts = new LockScripts(connectionFactory, keys, messaging);
+		String controlChannel = keys.controlChannel();
+		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
+				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId(), this.locks);
+		this.backgroundReleases = new BackgroundReleases(this.scripts, this.locks, this.threads);
+		this.diagnostics = new RedisLockDiagnostics(this.locks, this.subscriptions, this::renewedCount,
+				this.backgroundReleases, keys);
+	}
+
+	/**
+	 * The running parts, started now by the first caller.
+	 * @param key the lock the caller acquires or holds
+	 * @throws LockShutdownException when the engine shut down before it started
+	 */
+	Running running(String key) {
+		Running parts = this.running;
+		if (parts != null) {
+			return parts;
+		}
+		this.starting.lock();
+		try {
+			if (this.stopped) {
+				throw new LockShutdownException(key);
+			}
+			parts = this.running;
+			if (parts == null) {
+				parts = start();
+				this.running = parts;
+			}
+			return parts;
+		}
+		finally {
+			this.starting.unlock();
+		}
+	}
+
+	private Running start() {
+		LeaseEvents leaseEvents = new WakingLeaseEvents(this.locks,
+				(this.observer != null) ? new ObservedLeases(this.observer) : null);
+		LockWatchdog watchdog = new LockWatchdog(this.scripts, this.options.watchdogLease(),
+				this.options.renewInterval(), leaseEvents);
+		Grants grants = new Grants(this.locks, watchdog, this.observer);
+		HandOver handOver = new HandOver(this.scripts, this.locks, watchdog, leaseEvents, this.threads);
+		LockReleaser releaser = new LockReleaser(this.scripts, this.locks, watchdog, this.backgroundReleases, handOver,
+				this.threads, this.observer);
+		AcquireAttempts attempts = new AcquireAttempts(this.options, this.scripts, grants, this.backgroundReleases);
+		EngineShutdown.Parts shutdownParts = new EngineShutdown.Parts(this.locks, this.subscriptions, attempts,
+				releaser, new Revocations(this.scripts, this.locks, watchdog, this.observer),
+				Duration.ofNanos(watchdog.answerDeadlineNanos()));
+		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, releaser,
+				this.shutdown);
+		LockAcquirer acquirer = new LockAcquirer(this.options, this.tokens, this.scripts, this.locks, attempts, waiting,
+				this.observer, this.shutdown);
+		PendingAcquisitions pending = new PendingAcquisitions(this.options, this.tokens, this.scripts, this.locks,
+				this.subscriptions, attempts, releaser, this.shutdown, this.threads, this.observer);
+		this.threads.execute(this.scripts::prepare);
+		this.threads.repeat(this.subscriptions::sweep, TimeUnit.MILLISECONDS.toNanos(SUBSCRIPTION_LINGER_MILLIS));
+		return new Running(watchdog, acquirer, pending, releaser,
+				new LeaseExtensions(this.scripts, watchdog, this.observer), shutdownParts);
+	}
+
+	/**
+	 * Keep the engine from starting from now on.
+	 * @return the running parts, or {@code null} if it never started
+	 */
+	@Nullable Running stop() {
+		this.starting.lock();
+		try {
+			this.stopped = true;
+			return this.running;
+		}
+		finally {
+			this.starting.unlock();
+		}
+	}
+
+	/**
+	 * Stop renewing, end the threads and close the connections; calling it again has no
+	 * effect.
+	 */
+	void close() {
+		if (!this.closed.compareAndSet(false, true)) {
+			return;
+		}
+		Running parts = stop();
+		if (parts != null) {
+			parts.watchdog().close();
+		}
+		this.threads.close();
+		this.subscriptions.close();
+		this.scripts.close();
+	}
+
+	private int renewedCount() {
+		Running parts = this.running;
+		return (parts != null) ? parts.watchdog().watchedCount() : 0;
+	}
+
+	LockScripts scripts() {
+		return this.scripts;
+	}
+
+	RedisLockDiagnostics diagnostics() {
+		return this.diagnostics;
+	}
+
+	/** The engine's threads, for tests. */
+	EngineThreads threads() {
+		return this.threads;
+	}
+
+	/**
+	 * The parts of an engine that run once it started: the watchdog, and the paths that
+	 * renew through it.
+	 */
+	record Running(LockWatchdog watchdog, LockAcquirer acquirer, PendingAcquisitions pending, LockReleaser releaser,
+			LeaseExtensions extensions, EngineShutdown.Parts shutdownParts) {
+	}
+
+}
