@@ -133,7 +133,7 @@ final class LockScripts {
 	 * @return how many replicas acknowledged them
 	 */
 	CompletionStage<Long> awaitReplicasAsync(String name, int replicas, long timeoutMillis) {
-		return ReplicaAcknowledgements.waitFor(this.redis.commands(), this.keys.lockKey(name), replicas, timeoutMillis)
+		return this.redis.awaitReplicasAsync(this.keys.lockKey(name), replicas, timeoutMillis)
 			.thenApply((acknowledged) -> (acknowledged != null) ? acknowledged : 0L);
 	}
 
@@ -233,10 +233,10 @@ final class LockScripts {
 	/**
 	 * Read a script once, as text: a script made from a resource location checks the
 	 * resource for changes at every call, which cost more than the rest of the call did;
-	 * and its digest once ({@link LoadedScript}).
+	 * and its digest once ({@link ScriptCall.Loaded}).
 	 */
 	static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return new LoadedScript<>(RedisScript.of(text(name), resultType));
+		return new ScriptCall.Loaded<>(RedisScript.of(text(name), resultType));
 	}
 
 	/**
@@ -269,7 +269,7 @@ final class LockScripts {
 				front.insert(0, text(names[i]));
 			}
 		}
-		return new LoadedScript<>(RedisScript.of(front + text, resultType));
+		return new ScriptCall.Loaded<>(RedisScript.of(front + text, resultType));
 	}
 
 	private static String text(String name) {

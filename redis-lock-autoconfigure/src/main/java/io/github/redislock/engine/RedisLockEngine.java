@@ -142,13 +142,12 @@ public final class RedisLockEngine implements LockEngine {
 		LockObserver guarded = (observer != null) ? new GuardedLockObserver(observer) : null;
 		this.keys = new LockKeys(options.keyPrefix());
 		this.locks = new LocalLocks(this.keys);
-		// Read every kind's scripts now rather than in the first lock call's wait time.
-		LockKind.all();
 		OwnerTokens tokens = new OwnerTokens();
 		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
 		this.scripts = new LockScripts(connectionFactory, this.keys, messaging);
 		String controlChannel = this.keys.controlChannel();
-		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
+		this.subscriptions = new ReleaseSubscriptions(
+				(listener) -> messaging.subscriber(controlChannel, listener, this::runInBackground),
 				SUBSCRIPTION_LINGER_MILLIS, tokens.instanceId(), this.locks);
 		this.housekeeping = new Housekeeping(this.subscriptions::sweep, SUBSCRIPTION_LINGER_MILLIS);
 		this.housekeeping.execute(this.scripts::prepare);
@@ -173,6 +172,15 @@ public final class RedisLockEngine implements LockEngine {
 		this.extensions = new LeaseExtensions(this.scripts, this.watchdog, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.locks, this.subscriptions, this.watchdog, backgroundReleases,
 				this.keys);
+	}
+
+	/**
+	 * Run work that waits for Redis on the engine's background threads: a method, since
+	 * the subscription connection opens after the constructor, which builds those threads
+	 * last.
+	 */
+	private void runInBackground(Runnable task) {
+		this.housekeeping.execute(task);
 	}
 
 	/**

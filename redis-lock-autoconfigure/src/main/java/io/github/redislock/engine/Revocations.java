@@ -13,6 +13,7 @@ import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
+import io.github.redislock.engine.ScriptBatches.AwaitedAnswers;
 import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
@@ -76,7 +77,7 @@ final class Revocations {
 		}
 		for (int first = 0; first < calls.size(); first += RELEASE_BATCH) {
 			int end = Math.min(first + RELEASE_BATCH, calls.size());
-			BatchAnswers answers = new BatchAnswers(end - first);
+			AwaitedAnswers answers = new AwaitedAnswers(end - first);
 			boolean sent = false;
 			try {
 				this.scripts.executeAllAsync(calls.subList(first, end), answers.list());
