@@ -3,7 +3,6 @@ package io.github.redislock.engine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -112,22 +111,13 @@ final class Revocations {
 	 */
 	private void revokeAgain(LockHold hold) {
 		LockLease lease = hold.lease();
-		long giveUpAt = System.nanoTime() + LockReleaser.MIGRATION_GIVE_UP_NANOS;
-		while (true) {
-			try {
-				lease.kind()
-					.release(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken());
-				return;
-			}
-			catch (RuntimeException ex) {
-				if (!SlotMigration.isMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
-					logger.warn(LogMessage.format(
-							"Could not release lock '%s' as the engine shut down; it expires with its lease",
-							hold.key()), ex);
-					return;
-				}
-				LockSupport.parkNanos(SlotMigration.RETRY_NANOS);
-			}
+		try {
+			SlotMigration.retry(() -> lease.kind()
+				.release(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken()));
+		}
+		catch (RuntimeException ex) {
+			logger.warn(LogMessage.format(
+					"Could not release lock '%s' as the engine shut down; it expires with its lease", hold.key()), ex);
 		}
 	}
 
