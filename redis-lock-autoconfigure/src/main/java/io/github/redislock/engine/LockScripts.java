@@ -42,8 +42,6 @@ final class LockScripts {
 	 */
 	static final String FENCE_RETENTION_MILLIS = "60000";
 
-	private static final RedisScript<Long> LEASE_LEFT = script("lease-left.lua", Long.class);
-
 	private final ScriptCommands redis;
 
 	private final LockKeys keys;
@@ -186,17 +184,6 @@ final class LockScripts {
 	 */
 	boolean renew(LockLease lease) {
 		return isRenewed(this.redis.execute(lease.kind().renewCall(this.keys, lease)));
-	}
-
-	/**
-	 * How long the lock of the given name is still held for by anyone, of any kind
-	 * ({@code lease-left.lua}): milliseconds, -1 for a key without expiry, -2 when free.
-	 * @throws RuntimeException from the Redis client when Redis failed
-	 */
-	long leaseLeft(String name) {
-		Long reply = this.redis.execute(ScriptCall.of(LEASE_LEFT,
-				List.of(this.keys.lockKey(name), ReadWriteLockKind.readWriteKey(this.keys, name))));
-		return (reply != null) ? reply : -2;
 	}
 
 	/** Whether a renewal's answer says the lease was extended. */

@@ -272,7 +272,7 @@ public final class RedisLockEngine implements LockEngine {
 	public @Nullable Duration remainingLease(String key) {
 		long left;
 		try {
-			left = this.scripts.leaseLeft(key);
+			left = LockKind.leaseLeft(this.scripts, key);
 		}
 		catch (RuntimeException ex) {
 			throw new LockAccessException(key, "read the lease of", ex);
