@@ -15,7 +15,6 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockEngine;
 import io.github.redislock.LockHandle;
-import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
@@ -96,6 +95,9 @@ public final class RedisLockEngine implements LockEngine {
 
 	private final LeaseExtensions extensions;
 
+	/** What the engine's handles ask of it. */
+	private final RedisLockHandle.Holds holds;
+
 	private final EngineShutdown shutdown = new EngineShutdown();
 
 	private final AtomicBoolean closed = new AtomicBoolean();
@@ -172,6 +174,7 @@ public final class RedisLockEngine implements LockEngine {
 		this.extensions = new LeaseExtensions(this.scripts, this.watchdog, guarded);
 		this.diagnostics = new RedisLockDiagnostics(this.locks, this.subscriptions, this.watchdog, backgroundReleases,
 				this.keys);
+		this.holds = new EngineHolds(this.releaser, this.pending, this.extensions);
 	}
 
 	/**
@@ -223,7 +226,7 @@ public final class RedisLockEngine implements LockEngine {
 	public CompletableFuture<@Nullable LockHandle> acquireAsync(LockRequest request, Duration wait) {
 		Duration leaseTime = (request.leaseTime() != null) ? request.leaseTime() : this.options.leaseTime();
 		return this.pending.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
-				leaseTime, (hold) -> new RedisLockHandle(this, hold));
+				leaseTime, (hold) -> new RedisLockHandle(this.holds, hold));
 	}
 
 	/**
@@ -238,34 +241,7 @@ public final class RedisLockEngine implements LockEngine {
 	private @Nullable LockHandle acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
 			@Nullable Duration leaseTime, boolean reentrant) {
 		LockHold hold = this.acquirer.acquire(key, name, kind, waitTime, leaseTime, reentrant);
-		return (hold != null) ? new RedisLockHandle(this, hold) : null;
-	}
-
-	/**
-	 * Release one handle of a hold, and the lock with its last handle.
-	 * @throws LockLostException when the lock was found lost
-	 * @throws LockAccessException when Redis failed
-	 */
-	void release(LockHold hold) {
-		this.releaser.release(hold);
-	}
-
-	/**
-	 * Release one handle of a hold, and the lock with its last handle, without blocking.
-	 * @return completes when released; exceptionally with a {@link LockLostException} or
-	 * {@link LockAccessException}
-	 */
-	CompletionStage<Void> releaseAsync(LockHold hold) {
-		return this.pending.release(hold);
-	}
-
-	/**
-	 * Set a hold's lease to the given length from now.
-	 * @throws LockLostException when the lock was lost
-	 * @throws LockAccessException when Redis failed
-	 */
-	void extend(LockHold hold, Duration leaseTime) {
-		this.extensions.extend(hold, leaseTime);
+		return (hold != null) ? new RedisLockHandle(this.holds, hold) : null;
 	}
 
 	@Override
@@ -341,6 +317,27 @@ public final class RedisLockEngine implements LockEngine {
 		this.housekeeping.close();
 		this.subscriptions.close();
 		this.scripts.close();
+	}
+
+	/** The engine's answers to its handles: releases and extensions of their holds. */
+	private record EngineHolds(LockReleaser releaser, PendingAcquisitions pending,
+			LeaseExtensions extensions) implements RedisLockHandle.Holds {
+
+		@Override
+		public void release(LockHold hold) {
+			this.releaser.release(hold);
+		}
+
+		@Override
+		public CompletionStage<Void> releaseAsync(LockHold hold) {
+			return this.pending.release(hold);
+		}
+
+		@Override
+		public void extend(LockHold hold, Duration leaseTime) {
+			this.extensions.extend(hold, leaseTime);
+		}
+
 	}
 
 }
