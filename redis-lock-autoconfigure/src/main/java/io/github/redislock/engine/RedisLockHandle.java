@@ -78,31 +78,21 @@ final class RedisLockHandle implements LockHandle {
 	}
 
 	/**
-	 * What a handle asks of the engine for its hold.
+	 * What a handle asks of the engine for its hold, with the exceptions of the
+	 * {@link LockHandle} method that asks.
 	 */
 	interface Holds {
 
 		/**
-		 * Release one handle of a hold, and the lock with its last handle.
-		 * @throws io.github.redislock.LockLostException when the lock was found lost
-		 * @throws io.github.redislock.LockAccessException when Redis failed
+		 * Release one handle of a hold, and the lock with its last:
+		 * {@link LockHandle#close()}.
 		 */
 		void release(LockHold hold);
 
-		/**
-		 * Release one handle of a hold, and the lock with its last handle, without
-		 * blocking.
-		 * @return completes when released; exceptionally with a
-		 * {@link io.github.redislock.LockLostException} or
-		 * {@link io.github.redislock.LockAccessException}
-		 */
+		/** Release without blocking: {@link LockHandle#closeAsync()}. */
 		CompletionStage<Void> releaseAsync(LockHold hold);
 
-		/**
-		 * Set a hold's lease to the given length from now.
-		 * @throws io.github.redislock.LockLostException when the lock was lost
-		 * @throws io.github.redislock.LockAccessException when Redis failed
-		 */
+		/** Set a hold's lease to the given length from now: {@link LockHandle#extend}. */
 		void extend(LockHold hold, Duration leaseTime);
 
 	}
