@@ -23,11 +23,11 @@ import io.github.redislock.LockOptions;
  * grant recorded as the thread's hold.
  *
  * <p>
- * Failures: a script refused during a cluster slot migration ({@code TRYAGAIN}) did not
- * run, and counts as refused, to be tried again by a waiter shortly. Any other failure,
- * and an interrupt, may come after Redis ran the script: what it may have granted is
- * given back in the background, owner-checked, so that nothing stays locked for a lease.
- * So is a grant too few replicas acknowledged, which a failover would lose.
+ * Failures: a script refused during a cluster slot migration did not run, and counts as
+ * refused, to be tried again by a waiter shortly ({@link SlotMigration}). Any other
+ * failure, and an interrupt, may come after Redis ran the script: what it may have
+ * granted is given back in the background, owner-checked, so that nothing stays locked
+ * for a lease. So is a grant too few replicas acknowledged, which a failover would lose.
  *
  * @author redis-lock
  */

@@ -75,14 +75,13 @@ final class EngineParts {
 		this.shutdown = shutdown;
 		LockKeys keys = new LockKeys(options.keyPrefix());
 		this.locks = new LocalLocks(keys);
-		// Read every kind's scripts now rather than in the first lock call's wait time.
-		LockKind.all();
 		this.threads = new EngineThreads(executor);
 		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
 		this.scripts = new LockScripts(connectionFactory, keys, messaging);
 		String controlChannel = keys.controlChannel();
-		this.subscriptions = new ReleaseSubscriptions((listener) -> messaging.subscriber(controlChannel, listener),
-				SUBSCRIPTION_LINGER_MILLIS, this.tokens.instanceId(), this.locks);
+		this.subscriptions = new ReleaseSubscriptions(
+				(listener) -> messaging.subscriber(controlChannel, listener, this.threads), SUBSCRIPTION_LINGER_MILLIS,
+				this.tokens.instanceId(), this.locks);
 		this.backgroundReleases = new BackgroundReleases(this.scripts, this.locks, this.threads);
 		this.diagnostics = new RedisLockDiagnostics(this.locks, this.subscriptions, this::renewedCount,
 				this.backgroundReleases, keys);

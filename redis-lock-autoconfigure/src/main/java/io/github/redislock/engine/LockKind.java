@@ -32,7 +32,9 @@ import io.github.redislock.LockMode;
  * <li>how holds of its locks are keyed in this JVM ({@link HoldKey}), and the rules
  * between a thread's holds of one lock ({@link #holdKey}, {@link #admit}).</li>
  * </ul>
- * Adding a kind is a subclass, its Lua scripts, and its place in {@link #of} and, when
+ * What concerns every kind of a name at once is here: which kind sent a release message
+ * ({@link #wakeUpOf}), and how long anyone holds the lock ({@link #leaseLeft}). Adding a
+ * kind is a permitted subclass, its Lua scripts, and its place in {@link #of} and, when
  * its messages carry a marker, in {@link #BY_MESSAGE}.
  *
  * <p>
@@ -41,7 +43,7 @@ import io.github.redislock.LockMode;
  *
  * @author redis-lock
  */
-abstract class LockKind {
+abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWriteLockKind {
 
 	/**
 	 * The renew script of every kind whose lock key holds the owner token; first, so that
@@ -63,38 +65,20 @@ abstract class LockKind {
 
 	/**
 	 * The kinds that decode release messages, in the order they are asked: those whose
-	 * messages begin with a marker first, then the exclusive kind, whose messages are
-	 * bare owner tokens. Exclusive and fair locks share a channel, and so do both sides
-	 * of a read/write lock, so a message is recognised by its content, not by its
-	 * channel.
+	 * messages begin with a marker, then the exclusive kind's bare owner tokens. Kinds
+	 * share channels, so a message is recognised by its content.
 	 */
 	private static final List<LockKind> BY_MESSAGE = List.of(FAIR, READ, EXCLUSIVE);
 
-	LockKind() {
-	}
+	private static final RedisScript<Long> LEASE_LEFT = LockScripts.script("lease-left.lua", Long.class);
 
-	/**
-	 * Return the kind of a request.
-	 * @param mode the requested mode
-	 * @param fair whether the request asked for a fair lock
-	 * @return the kind
-	 */
+	/** The kind of a request for the given mode, fair or not. */
 	static LockKind of(LockMode mode, boolean fair) {
 		return switch (mode) {
 			case EXCLUSIVE -> fair ? FAIR : EXCLUSIVE;
 			case READ -> READ;
 			case WRITE -> WRITE;
 		};
-	}
-
-	/**
-	 * Read the scripts of every kind, which their construction does, if not done yet: the
-	 * engine calls it as it starts, so that the first lock call's wait time is not spent
-	 * reading them.
-	 * @return the kinds
-	 */
-	static List<LockKind> all() {
-		return List.of(EXCLUSIVE, FAIR, READ, WRITE);
 	}
 
 	/**
@@ -113,8 +97,19 @@ abstract class LockKind {
 	}
 
 	/**
-	 * The channel on which locks of this kind announce their releases: by default the
-	 * lock's release channel, which exclusive and fair locks share.
+	 * How long the lock of the given name is still held for by anyone, of any kind
+	 * ({@code lease-left.lua}): milliseconds, -1 for a key without expiry, -2 when free.
+	 * @throws RuntimeException from the Redis client when Redis failed
+	 */
+	static long leaseLeft(LockScripts scripts, String name) {
+		LockKeys keys = scripts.keys();
+		Long reply = scripts.execute(
+				ScriptCall.of(LEASE_LEFT, List.of(keys.lockKey(name), ReadWriteLockKind.readWriteKey(keys, name))));
+		return (reply != null) ? reply : -2;
+	}
+
+	/**
+	 * The channel on which locks of this kind announce releases: by default the lock's.
 	 */
 	String channel(LockKeys keys, String name) {
 		return keys.releaseChannel(name);
@@ -153,8 +148,7 @@ abstract class LockKind {
 	}
 
 	/**
-	 * The call of the release script, whose answer {@link #releaseOutcome} reads: for
-	 * {@link #release} and for the releases a shutdown sends all at once.
+	 * The call of the release script, whose answer {@link #releaseOutcome} reads.
 	 * @param grantToken as for {@link #release}
 	 * @param fence as for {@link #release}
 	 */
@@ -163,7 +157,7 @@ abstract class LockKind {
 	/**
 	 * Whether a renewed grant of this kind may pass from a thread of this JVM to the next
 	 * without a round trip ({@link HandOver}), which then asks Redis with
-	 * {@link #checkCall}: the engine's one question about the fast path.
+	 * {@link #checkCall}.
 	 */
 	boolean passes() {
 		return false;
@@ -171,9 +165,8 @@ abstract class LockKind {
 
 	/**
 	 * The call that asks whether a renewed grant is still held as granted, and whether a
-	 * thread of another JVM waits for it, with the server's clock: for a kind whose
-	 * grants may pass between the threads of this JVM ({@link HandOver}); {@code null}
-	 * for the others, whose every grant comes from Redis.
+	 * thread of another JVM waits for it, with the server's clock, for a kind that
+	 * {@linkplain #passes() passes}; {@code null} for the others.
 	 */
 	@SuppressWarnings("rawtypes")
 	@Nullable ScriptCall<List> checkCall(LockScripts scripts, LockLease lease) {
@@ -183,16 +176,15 @@ abstract class LockKind {
 	/**
 	 * What the release script's answer means, as {@link #release} returns it: every
 	 * kind's script answers 0 when the owner did not hold the lock, 2 when released while
-	 * another JVM waits and 1 when released otherwise.
+	 * another JVM waits, 1 otherwise.
 	 */
 	static long releaseOutcome(@Nullable Long reply) {
 		return (reply != null) ? reply - 1 : -1;
 	}
 
 	/**
-	 * Release, owner-checked, whatever the owner may hold and take it out of any line:
-	 * for a background release after an acquisition whose answer was lost, which nobody
-	 * awaits.
+	 * Release, owner-checked, whatever the owner may hold and take it out of any line,
+	 * for a background release that nobody awaits ({@link BackgroundReleases}).
 	 * @param fence as for {@link #release}
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
@@ -202,9 +194,9 @@ abstract class LockKind {
 	}
 
 	/**
-	 * Take a waiter that gives up out of the lock's line, waking whom it kept waiting;
-	 * nothing for a kind that does not {@linkplain #queues() queue}. Waits for the answer
-	 * even when interrupted.
+	 * Take a waiter that gives up out of the lock's line, waking whom it kept waiting,
+	 * and wait for the answer even when interrupted; nothing for a kind that does not
+	 * queue.
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
 	final void leave(LockScripts scripts, String name, String owner) {
@@ -215,9 +207,8 @@ abstract class LockKind {
 	}
 
 	/**
-	 * The call of the script that takes a waiter out of the lock's line, for
-	 * {@link #leave} and for a pending acquisition that sends it without waiting;
-	 * {@code null} for a kind that does not {@linkplain #queues() queue}.
+	 * The call of the script that takes a waiter out of the lock's line, as
+	 * {@link #leave}; {@code null} for a kind that does not {@linkplain #queues() queue}.
 	 */
 	@Nullable ScriptCall<Long> leaveCall(LockScripts scripts, String name, String owner) {
 		return null;
@@ -253,8 +244,7 @@ abstract class LockKind {
 	}
 
 	/**
-	 * What a release message asks of this JVM's waiters, when it is a message of this
-	 * kind.
+	 * What a release message asks of this JVM's waiters, when it is of this kind.
 	 * @param ownPrefix how this JVM's owner tokens begin
 	 * @return the wake-up, or {@code null} when the message is not of this kind
 	 */
@@ -272,17 +262,13 @@ abstract class LockKind {
 
 	/**
 	 * Whether a waiter takes a place in line in Redis (a fair queue entry, a writer
-	 * intent), which it renews by trying again before the place runs out and leaves when
-	 * it gives up.
+	 * intent), renewed by trying again before it runs out, and left when it gives up.
 	 */
 	boolean queues() {
 		return false;
 	}
 
-	/**
-	 * The key under which the given thread's hold of a lock of this kind is found among
-	 * the engine's holds.
-	 */
+	/** The key of the given thread's hold of a lock of this kind among the engine's. */
 	HoldKey holdKey(String name, @Nullable Thread thread) {
 		return new HoldKey(name, HoldKey.LOCK, null);
 	}
@@ -297,10 +283,8 @@ abstract class LockKind {
 
 	/**
 	 * Check the calling thread's holds of the lock's other side before it acquires.
-	 * @return the owner token of a hold of the calling thread that lets the acquisition
-	 * through, or {@code ""}
-	 * @throws IllegalStateException when the calling thread's holds rule the acquisition
-	 * out
+	 * @return the owner token of the thread's hold that lets it through, or {@code ""}
+	 * @throws IllegalStateException when the thread's holds rule the acquisition out
 	 */
 	String admit(LocalLocks locks, String name) {
 		return "";

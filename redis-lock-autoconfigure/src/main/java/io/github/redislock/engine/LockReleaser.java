@@ -29,7 +29,7 @@ import io.github.redislock.LockObserver.ReleaseOutcome;
  * runs, so that a renewal answered meanwhile, which finds the key gone, is not taken for
  * a loss. A release whose answer is lost is given back in the background
  * ({@link BackgroundReleases}) for the rest of the lease. A release refused during a
- * cluster slot migration is sent again for up to two seconds. For a kind that
+ * cluster slot migration is sent again ({@link SlotMigration}). For a kind that
  * {@linkplain LockKind#yields() yields}, the releasing thread then wakes a local waiter
  * itself, at once or when the yield to other JVMs ends.
  *
@@ -44,9 +44,6 @@ final class LockReleaser {
 	 * it; the first release by another JVM ends the wait sooner.
 	 */
 	private static final long YIELD_NANOS = 50_000_000;
-
-	/** How long a release refused during a slot migration is sent again. */
-	static final long MIGRATION_GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(2);
 
 	private final LockScripts scripts;
 
@@ -210,42 +207,24 @@ final class LockReleaser {
 
 	private CompletionStage<Void> releaseInRedis(LockHold hold, String channel) {
 		LockLease lease = hold.lease();
-		CompletableFuture<Void> done = new CompletableFuture<>();
 		leaveForRelease(hold, lease);
-		sendRelease(hold, lease, channel, System.nanoTime() + MIGRATION_GIVE_UP_NANOS, done);
-		return done;
-	}
-
-	private void sendRelease(LockHold hold, LockLease lease, String channel, long giveUpAt,
-			CompletableFuture<Void> done) {
-		CompletionStage<Long> answer;
-		try {
-			answer = this.scripts.executeAsync(lease.kind()
-				.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken()),
-					this.threads);
-		}
-		catch (RuntimeException ex) {
-			answer = CompletableFuture.failedFuture(ex);
-		}
-		answer.whenComplete((reply, failure) -> {
-			try {
-				if (failure == null) {
+		ScriptCall<Long> call = lease.kind()
+			.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken());
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		SlotMigration.retryAsync(() -> this.scripts.executeAsync(call, this.threads), this.threads::later)
+			.whenComplete((reply, ex) -> {
+				try {
+					if (ex != null) {
+						throw releaseFailed(hold, lease, ex);
+					}
 					released(hold, lease, channel, LockKind.releaseOutcome(reply));
 					done.complete(null);
-					return;
 				}
-				Throwable ex = ScriptCommands.unwrap(failure);
-				if (SlotMigration.isMigrating(ex) && System.nanoTime() - giveUpAt <= 0) {
-					this.threads.later(() -> sendRelease(hold, lease, channel, giveUpAt, done),
-							SlotMigration.RETRY_NANOS);
-					return;
+				catch (RuntimeException failure) {
+					done.completeExceptionally(failure);
 				}
-				throw releaseFailed(hold, lease, ex);
-			}
-			catch (RuntimeException ex) {
-				done.completeExceptionally(ex);
-			}
-		});
+			});
+		return done;
 	}
 
 	/**

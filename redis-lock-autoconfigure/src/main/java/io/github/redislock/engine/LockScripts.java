@@ -42,8 +42,6 @@ final class LockScripts {
 	 */
 	static final String FENCE_RETENTION_MILLIS = "60000";
 
-	private static final RedisScript<Long> LEASE_LEFT = script("lease-left.lua", Long.class);
-
 	private final ScriptCommands redis;
 
 	private final LockKeys keys;
@@ -133,7 +131,7 @@ final class LockScripts {
 	 * @return how many replicas acknowledged them
 	 */
 	CompletionStage<Long> awaitReplicasAsync(String name, int replicas, long timeoutMillis) {
-		return ReplicaAcknowledgements.waitFor(this.redis.commands(), this.keys.lockKey(name), replicas, timeoutMillis)
+		return this.redis.awaitReplicasAsync(this.keys.lockKey(name), replicas, timeoutMillis)
 			.thenApply((acknowledged) -> (acknowledged != null) ? acknowledged : 0L);
 	}
 
@@ -188,17 +186,6 @@ final class LockScripts {
 		return isRenewed(this.redis.execute(lease.kind().renewCall(this.keys, lease)));
 	}
 
-	/**
-	 * How long the lock of the given name is still held for by anyone, of any kind
-	 * ({@code lease-left.lua}): milliseconds, -1 for a key without expiry, -2 when free.
-	 * @throws RuntimeException from the Redis client when Redis failed
-	 */
-	long leaseLeft(String name) {
-		Long reply = this.redis.execute(ScriptCall.of(LEASE_LEFT,
-				List.of(this.keys.lockKey(name), ReadWriteLockKind.readWriteKey(this.keys, name))));
-		return (reply != null) ? reply : -2;
-	}
-
 	/** Whether a renewal's answer says the lease was extended. */
 	static boolean isRenewed(@Nullable Long reply) {
 		return reply != null && reply == 1L;
@@ -233,10 +220,10 @@ final class LockScripts {
 	/**
 	 * Read a script once, as text: a script made from a resource location checks the
 	 * resource for changes at every call, which cost more than the rest of the call did;
-	 * and its digest once ({@link LoadedScript}).
+	 * and its digest once ({@link ScriptCall.Loaded}).
 	 */
 	static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return new LoadedScript<>(RedisScript.of(text(name), resultType));
+		return new ScriptCall.Loaded<>(RedisScript.of(text(name), resultType));
 	}
 
 	/**
@@ -269,7 +256,7 @@ final class LockScripts {
 				front.insert(0, text(names[i]));
 			}
 		}
-		return new LoadedScript<>(RedisScript.of(front + text, resultType));
+		return new ScriptCall.Loaded<>(RedisScript.of(front + text, resultType));
 	}
 
 	private static String text(String name) {

@@ -83,7 +83,7 @@ import org.springframework.core.log.LogMessage;
  * Answers only record what they found: the warnings and the reports to the engine's
  * observer are made on the tick thread, so that neither a slow appender nor an observer
  * holds up the client's thread. The tick thread does nothing else; the engine's
- * housekeeping runs on threads of its own, {@link Housekeeping}.
+ * background work runs on the engine's executor, {@link EngineThreads}.
  *
  * <p>
  * The state of each lease's renewals is a {@link LeaseRenewal}, each renewal sent a

@@ -4,12 +4,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -45,9 +45,9 @@ import io.github.redislock.SubscriptionStatus;
  * us: an unsubscribe that Redis did not answer in time (after a stall or on a slow
  * network), which leaves the connection's subscriptions unknown, and a connection that
  * ended for good (closed, or broken with Lettuce's automatic reconnection turned off).
- * Then {@link #repair()}, at the next housekeeping tick, drops the connection, tells the
- * listener that every subscription is lost (the engine subscribes again every channel
- * that has waiters), and opens a new one on a thread of its own.
+ * Then {@link #repair()}, at the next sweep of the engine's background work, drops the
+ * connection, tells the listener that every subscription is lost (the engine subscribes
+ * again every channel that has waiters), and opens a new one on the engine's executor.
  *
  * @author redis-lock
  */
@@ -63,14 +63,18 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 
 	private final Duration timeout;
 
+	/** Opens a new connection after the last was dropped, since that waits for Redis. */
+	private final Executor reopener;
+
 	private final SharedConnection<Link> connection = new SharedConnection<>(this::open, Link::isUsable, this::drop);
 
 	PlainReleaseSubscriber(RedisConnectionFactory connectionFactory, String controlChannel, Duration timeout,
-			Listener listener) {
+			Listener listener, Executor reopener) {
 		this.connectionFactory = connectionFactory;
 		this.controlChannel = bytes(controlChannel);
 		this.timeout = timeout;
 		this.listener = listener;
+		this.reopener = reopener;
 	}
 
 	@Override
@@ -108,7 +112,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 	public void repair() {
 		Link current = this.connection.now();
 		if (this.connection.wasOpened() && (current == null || !current.isUsable())) {
-			this.connection.openInBackground("redis-lock-subscription");
+			this.connection.openInBackground(this.reopener);
 		}
 	}
 
@@ -154,12 +158,6 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		catch (RuntimeException ex) {
 			logger.debug("Could not close the subscription connection", ex);
 		}
-	}
-
-	@Override
-	public @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands() {
-		Link current = this.connection.now();
-		return (current != null && !current.dropped) ? current.commands : null;
 	}
 
 	/**

@@ -26,7 +26,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  *
  * @author redis-lock
  */
-abstract class ReadWriteLockKind extends LockKind {
+abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKind.Read, ReadWriteLockKind.Write {
 
 	/** First byte of a message that wakes every waiter. */
 	private static final byte BROADCAST = '*';

@@ -15,7 +15,6 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockEngine;
 import io.github.redislock.LockHandle;
-import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
@@ -69,6 +68,9 @@ import io.github.redislock.LockShutdownException;
 public final class RedisLockEngine implements LockEngine {
 
 	private final LockOptions options;
+
+	/** What the engine's handles ask of it, answered by the running engine's parts. */
+	private final RedisLockHandle.Holds holds = new EngineHolds();
 
 	private final EngineShutdown shutdown = new EngineShutdown();
 
@@ -184,7 +186,7 @@ public final class RedisLockEngine implements LockEngine {
 			return CompletableFuture.failedFuture(ex);
 		}
 		return pending.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
-				leaseTime, (hold) -> new RedisLockHandle(this, hold));
+				leaseTime, (hold) -> new RedisLockHandle(this.holds, hold));
 	}
 
 	/**
@@ -199,41 +201,14 @@ public final class RedisLockEngine implements LockEngine {
 	private @Nullable LockHandle acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
 			@Nullable Duration leaseTime, boolean reentrant) {
 		LockHold hold = this.parts.running(key).acquirer().acquire(key, name, kind, waitTime, leaseTime, reentrant);
-		return (hold != null) ? new RedisLockHandle(this, hold) : null;
-	}
-
-	/**
-	 * Release one handle of a hold, and the lock with its last handle.
-	 * @throws LockLostException when the lock was found lost
-	 * @throws LockAccessException when Redis failed
-	 */
-	void release(LockHold hold) {
-		this.parts.running(hold.key()).releaser().release(hold);
-	}
-
-	/**
-	 * Release one handle of a hold, and the lock with its last handle, without blocking.
-	 * @return completes when released; exceptionally with a {@link LockLostException} or
-	 * {@link LockAccessException}
-	 */
-	CompletionStage<Void> releaseAsync(LockHold hold) {
-		return this.parts.running(hold.key()).pending().release(hold);
-	}
-
-	/**
-	 * Set a hold's lease to the given length from now.
-	 * @throws LockLostException when the lock was lost
-	 * @throws LockAccessException when Redis failed
-	 */
-	void extend(LockHold hold, Duration leaseTime) {
-		this.parts.running(hold.key()).extensions().extend(hold, leaseTime);
+		return (hold != null) ? new RedisLockHandle(this.holds, hold) : null;
 	}
 
 	@Override
 	public @Nullable Duration remainingLease(String key) {
 		long left;
 		try {
-			left = this.parts.scripts().leaseLeft(key);
+			left = LockKind.leaseLeft(this.parts.scripts(), key);
 		}
 		catch (RuntimeException ex) {
 			throw new LockAccessException(key, "read the lease of", ex);
@@ -286,6 +261,29 @@ public final class RedisLockEngine implements LockEngine {
 	public void close() {
 		shutdown(CLOSE_GRACE);
 		this.parts.close();
+	}
+
+	/**
+	 * The engine's answers to its handles: releases and extensions of their holds, by the
+	 * parts of the running engine.
+	 */
+	private final class EngineHolds implements RedisLockHandle.Holds {
+
+		@Override
+		public void release(LockHold hold) {
+			RedisLockEngine.this.parts.running(hold.key()).releaser().release(hold);
+		}
+
+		@Override
+		public CompletionStage<Void> releaseAsync(LockHold hold) {
+			return RedisLockEngine.this.parts.running(hold.key()).pending().release(hold);
+		}
+
+		@Override
+		public void extend(LockHold hold, Duration leaseTime) {
+			RedisLockEngine.this.parts.running(hold.key()).extensions().extend(hold, leaseTime);
+		}
+
 	}
 
 }

@@ -9,20 +9,21 @@ import io.github.redislock.LockHandle;
 
 /**
  * A handle on a {@link LockHold}: one per acquisition call, so that each reentrant
- * acquisition is released by its own {@link #close()}, once.
+ * acquisition is released by its own {@link #close()}, once. What it asks of the engine
+ * goes through {@link Holds}, so that the handle does not know the engine.
  *
  * @author redis-lock
  */
 final class RedisLockHandle implements LockHandle {
 
-	private final RedisLockEngine engine;
+	private final Holds holds;
 
 	private final LockHold hold;
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
-	RedisLockHandle(RedisLockEngine engine, LockHold hold) {
-		this.engine = engine;
+	RedisLockHandle(Holds holds, LockHold hold) {
+		this.holds = holds;
 		this.hold = hold;
 	}
 
@@ -47,13 +48,13 @@ final class RedisLockHandle implements LockHandle {
 			throw new IllegalStateException("The handle of lock '" + key()
 					+ "' was closed, so its lease can no longer be extended; extend before closing");
 		}
-		this.engine.extend(this.hold, leaseTime);
+		this.holds.extend(this.hold, leaseTime);
 	}
 
 	@Override
 	public void close() {
 		if (this.closed.compareAndSet(false, true)) {
-			this.engine.release(this.hold);
+			this.holds.release(this.hold);
 		}
 	}
 
@@ -66,7 +67,7 @@ final class RedisLockHandle implements LockHandle {
 	@Override
 	public CompletionStage<Void> closeAsync() {
 		if (this.closed.compareAndSet(false, true)) {
-			return this.engine.releaseAsync(this.hold);
+			return this.holds.releaseAsync(this.hold);
 		}
 		return CompletableFuture.completedFuture(null);
 	}
@@ -74,6 +75,26 @@ final class RedisLockHandle implements LockHandle {
 	@Override
 	public String toString() {
 		return "LockHandle[key=" + key() + ", fencingToken=" + fencingToken() + ", held=" + isHeld() + "]";
+	}
+
+	/**
+	 * What a handle asks of the engine for its hold, with the exceptions of the
+	 * {@link LockHandle} method that asks.
+	 */
+	interface Holds {
+
+		/**
+		 * Release one handle of a hold, and the lock with its last:
+		 * {@link LockHandle#close()}.
+		 */
+		void release(LockHold hold);
+
+		/** Release without blocking: {@link LockHandle#closeAsync()}. */
+		CompletionStage<Void> releaseAsync(LockHold hold);
+
+		/** Set a hold's lease to the given length from now: {@link LockHandle#extend}. */
+		void extend(LockHold hold, Duration leaseTime);
+
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,14 +85,18 @@ final class ReleaseMessaging {
 		return isSharded() ? "spublish" : "publish";
 	}
 
-	/** Open the subscriber that suits the servers. */
-	ReleaseSubscriber subscriber(String controlChannel, ReleaseSubscriber.Listener listener) {
+	/**
+	 * Open the subscriber that suits the servers.
+	 * @param reopener opens a new subscription connection after one was dropped, since
+	 * that waits for Redis
+	 */
+	ReleaseSubscriber subscriber(String controlChannel, ReleaseSubscriber.Listener listener, Executor reopener) {
 		if (isSharded()) {
 			LettuceConnectionFactory lettuce = (LettuceConnectionFactory) this.connectionFactory;
 			return new ShardedReleaseSubscriber((RedisClusterClient) lettuce.getRequiredNativeClient(),
 					Duration.ofMillis(lettuce.getTimeout()), listener);
 		}
-		return new PlainReleaseSubscriber(this.connectionFactory, controlChannel, commandTimeout(), listener);
+		return new PlainReleaseSubscriber(this.connectionFactory, controlChannel, commandTimeout(), listener, reopener);
 	}
 
 	/** The client's command timeout, which bounds the wait for a subscription. */

@@ -7,8 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.SubscriptionStatus;
 
@@ -46,21 +44,10 @@ interface ReleaseSubscriber extends AutoCloseable {
 	/**
 	 * Repair what the connection lost and could not restore by itself, telling the
 	 * listener which subscriptions went ({@link Listener#onUnsubscribed},
-	 * {@link Listener#onAllLost}); called periodically from the engine's housekeeping. It
-	 * does not wait for Redis.
+	 * {@link Listener#onAllLost}); called periodically from the engine's sweep. It does
+	 * not wait for Redis.
 	 */
 	default void repair() {
-	}
-
-	/**
-	 * Lettuce's asynchronous commands on the subscription connection itself, so that a
-	 * command sent on a release message goes out from the thread that received it, with
-	 * no hop to another connection's thread; {@code null} when there are none. They work
-	 * where Redis speaks RESP3 to the connection, which lets a subscribed connection run
-	 * any command.
-	 */
-	default @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands() {
-		return null;
 	}
 
 	/** The state of the connection now. */

@@ -7,9 +7,6 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import org.jspecify.annotations.Nullable;
-
 import io.github.redislock.SubscriptionStatus;
 
 /**
@@ -205,14 +202,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 				action.accept(channel, size);
 			}
 		});
-	}
-
-	/**
-	 * Commands on the subscription connection itself, or {@code null}: see
-	 * {@link ReleaseSubscriber#commands()}.
-	 */
-	@Nullable RedisClusterAsyncCommands<byte[], byte[]> subscriptionCommands() {
-		return this.lifetime.subscriptionCommands();
 	}
 
 	/**

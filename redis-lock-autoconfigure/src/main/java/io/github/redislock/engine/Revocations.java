@@ -3,7 +3,6 @@ package io.github.redislock.engine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -13,6 +12,7 @@ import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
+import io.github.redislock.engine.ScriptBatches.AwaitedAnswers;
 import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
@@ -76,7 +76,7 @@ final class Revocations {
 		}
 		for (int first = 0; first < calls.size(); first += RELEASE_BATCH) {
 			int end = Math.min(first + RELEASE_BATCH, calls.size());
-			BatchAnswers answers = new BatchAnswers(end - first);
+			AwaitedAnswers answers = new AwaitedAnswers(end - first);
 			boolean sent = false;
 			try {
 				this.scripts.executeAllAsync(calls.subList(first, end), answers.list());
@@ -111,22 +111,13 @@ final class Revocations {
 	 */
 	private void revokeAgain(LockHold hold) {
 		LockLease lease = hold.lease();
-		long giveUpAt = System.nanoTime() + LockReleaser.MIGRATION_GIVE_UP_NANOS;
-		while (true) {
-			try {
-				lease.kind()
-					.release(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken());
-				return;
-			}
-			catch (RuntimeException ex) {
-				if (!SlotMigration.isMigrating(ex) || System.nanoTime() - giveUpAt > 0) {
-					logger.warn(LogMessage.format(
-							"Could not release lock '%s' as the engine shut down; it expires with its lease",
-							hold.key()), ex);
-					return;
-				}
-				LockSupport.parkNanos(SlotMigration.RETRY_NANOS);
-			}
+		try {
+			SlotMigration.retry(() -> lease.kind()
+				.release(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken()));
+		}
+		catch (RuntimeException ex) {
+			logger.warn(LogMessage.format(
+					"Could not release lock '%s' as the engine shut down; it expires with its lease", hold.key()), ex);
 		}
 	}
 

@@ -8,25 +8,22 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.redislock.engine.ScriptBatches.Answer;
 import io.github.redislock.engine.ScriptBatches.PreparedCall;
@@ -39,10 +36,9 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  * and exception translation per call.
  *
  * <p>
- * A script is sent by digest ({@code EVALSHA}) and, when the server does not know it yet,
- * once more with its source ({@code EVAL}), which also loads it. After a connection
- * failure the connection is obtained again at the next call, since the factory may have
- * replaced it.
+ * A script is sent as {@link ScriptCall#sendOn} says. The connection is a
+ * {@link SharedConnection}: opened at the first call, and after a connection failure
+ * obtained again at the next, since the factory may have replaced it.
  *
  * <p>
  * Many calls sent at once without waiting, the watchdog's renewals, take a path of their
@@ -56,8 +52,6 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  */
 final class ScriptCommands implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(ScriptCommands.class);
-
 	/** Time allowed for an answer on top of the client's own command timeout. */
 	private static final long ANSWER_MARGIN_MILLIS = 1000;
 
@@ -67,18 +61,8 @@ final class ScriptCommands implements AutoCloseable {
 
 	private final EvictionPolicyCheck evictionPolicyCheck = new EvictionPolicyCheck();
 
-	/**
-	 * Guards opening and closing the connection: a lock rather than a monitor, since
-	 * opening waits for Redis, and on JDK 21 to 23 a virtual thread that waits while it
-	 * holds a monitor pins its carrier thread.
-	 */
-	private final ReentrantLock connectionLock = new ReentrantLock();
-
-	private @Nullable RedisConnection connection;
-
-	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
-
-	private volatile boolean closed;
+	private final SharedConnection<Opened> connection = new SharedConnection<>(this::open, (opened) -> true,
+			(opened) -> opened.connection().close());
 
 	ScriptCommands(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
@@ -94,12 +78,11 @@ final class ScriptCommands implements AutoCloseable {
 	 * while waiting; the script may have run, and its interrupt status is kept
 	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
 	 */
-	@SuppressWarnings("unchecked")
 	<T> T execute(ScriptCall<T> call) {
 		if (Thread.currentThread().isInterrupted()) {
 			throw new RedisCommandInterruptedException(new InterruptedException("Interrupted before sending"));
 		}
-		return (T) await(executeAsync(call), 0, true);
+		return execute(call, true);
 	}
 
 	/**
@@ -109,56 +92,43 @@ final class ScriptCommands implements AutoCloseable {
 	 * @return the answer, as {@link #execute}
 	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
 	 */
-	@SuppressWarnings("unchecked")
 	<T> T executeUninterruptibly(ScriptCall<T> call) {
-		return (T) await(executeAsync(call), 0, false);
+		return execute(call, false);
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> T execute(ScriptCall<T> call, boolean interruptible) {
+		Opened opened = opened();
+		return (T) await(opened, call.sendOn(opened.commands()), 0, interruptible);
 	}
 
 	/**
-	 * How long after it was sent a command may still run in Redis: Lettuce sends again,
-	 * after a reconnect, the commands whose answers it lacks, but never one that timed
-	 * out, which it does after the command timeout (its default, and Spring Boot's).
+	 * How long after it was sent a command may still run in Redis, and how long a caller
+	 * waits for its answer: Lettuce sends again, after a reconnect, the commands whose
+	 * answers it lacks, but never one that timed out, which it does after the command
+	 * timeout (its default, and Spring Boot's); and a margin in case it does not.
 	 */
 	long replayWindowMillis() {
 		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
 	}
 
-	/** Run a script without waiting; the answer is completed on Lettuce's thread. */
-	<T> CompletionStage<T> executeAsync(ScriptCall<T> call) {
-		return executeAsync(commands(), call);
-	}
-
 	/**
 	 * Run a script without waiting and without ever blocking the calling thread: when the
 	 * connection is not open (before the first call, or after a failure dropped it), it
-	 * is opened on the given executor, since opening waits for Redis.
+	 * is opened on the given executor, since opening waits for Redis. The answer is
+	 * completed on Lettuce's thread.
 	 */
 	<T> CompletionStage<T> executeWithoutBlocking(ScriptCall<T> call, Executor opener) {
-		RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
+		Opened current = this.connection.now();
 		if (current != null) {
-			return executeAsync(current, call);
+			return call.sendOn(current.commands());
 		}
-		return CompletableFuture.supplyAsync(this::commands, opener)
-			.thenCompose((opened) -> executeAsync(opened, call));
+		return this.connection.getWithoutBlocking(opener).thenCompose((opened) -> call.sendOn(opened.commands()));
 	}
 
 	/** Whether the connection is open, so that a call sent now waits for nothing. */
 	boolean isOpen() {
-		return this.commands != null;
-	}
-
-	/** Run a script on the given commands, such as those of a subscription connection. */
-	<T> CompletionStage<T> executeAsync(RedisClusterAsyncCommands<byte[], byte[]> async, ScriptCall<T> call) {
-		RedisScript<T> script = call.script();
-		ScriptOutputType type = call.outputType();
-		byte[][] keyBytes = call.keyBytes();
-		byte[][] argBytes = call.argBytes();
-		CompletionStage<T> digest = async.<T>evalsha(script.getSha1(), type, keyBytes, argBytes);
-		return digest
-			.handle((answer, ex) -> (ex == null) ? CompletableFuture.completedFuture(answer)
-					: isNoScript(ex) ? async.<T>eval(call.sourceBytes(), type, keyBytes, argBytes)
-							: CompletableFuture.<T>failedFuture(unwrap(ex)))
-			.thenCompose((answer) -> answer);
+		return this.connection.now() != null;
 	}
 
 	/**
@@ -184,34 +154,51 @@ final class ScriptCommands implements AutoCloseable {
 	 * which restarted since and no longer knows the digest.
 	 */
 	void executeBySource(ScriptCall<?> call) {
-		await(commands().eval(call.sourceBytes(), call.outputType(), call.keyBytes(), call.argBytes()), 0, false);
+		Opened opened = opened();
+		await(opened, opened.commands().eval(call.sourceBytes(), call.outputType(), call.keyBytes(), call.argBytes()),
+				0, false);
 	}
 
 	/**
 	 * Wait until the given number of replicas acknowledged the writes made on this
-	 * connection (Redis {@code WAIT}), which must be the connection that made them.
+	 * connection, as {@link #awaitReplicasAsync}.
 	 * @return how many replicas acknowledged them
 	 */
 	long awaitReplicas(String key, int replicas, long timeoutMillis) {
-		Long acknowledged = (Long) await(ReplicaAcknowledgements.waitFor(commands(), key, replicas, timeoutMillis),
-				timeoutMillis, true);
+		Long acknowledged = (Long) await(opened(), awaitReplicasAsync(key, replicas, timeoutMillis), timeoutMillis,
+				true);
 		return (acknowledged != null) ? acknowledged : 0;
 	}
 
-	/** The client's command timeout. */
-	long commandTimeoutMillis() {
-		return this.timeoutMillis;
+	/**
+	 * Ask Redis with {@code WAIT} how many replicas acknowledged the writes made on this
+	 * connection, without waiting. {@code WAIT} counts the acknowledgements of its own
+	 * connection's writes, so on a cluster it runs on the connection to the primary of
+	 * the key's slot, which Lettuce routes the slot's writes to and keys by host and
+	 * port.
+	 * @param key a key the writes touched, which names the primary on a cluster
+	 * @return how many replicas acknowledged the writes, at most after the timeout
+	 */
+	CompletionStage<Long> awaitReplicasAsync(String key, int replicas, long timeoutMillis) {
+		RedisClusterAsyncCommands<byte[], byte[]> target = commands();
+		if (target instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+			RedisClusterNode primary = cluster.getStatefulConnection()
+				.getPartitions()
+				.getPartitionBySlot(SlotHash.getSlot(key));
+			if (primary == null) {
+				throw new RedisException("No primary serves the slot of " + key);
+			}
+			target = cluster.getConnection(primary.getUri().getHost(), primary.getUri().getPort());
+		}
+		return target.waitForReplication(replicas, timeoutMillis);
 	}
 
-	/**
-	 * How long a caller waits for an answer at most: the client's command timeout, after
-	 * which Lettuce fails the command, and a margin in case it does not.
-	 */
+	/** How long a caller waits for an answer at most, as {@link #replayWindowMillis}. */
 	long answerTimeoutMillis() {
 		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
 	}
 
-	private @Nullable Object await(CompletionStage<?> answer, long extraMillis, boolean interruptible) {
+	private @Nullable Object await(Opened opened, CompletionStage<?> answer, long extraMillis, boolean interruptible) {
 		CompletableFuture<?> future = answer.toCompletableFuture();
 		long deadline = System.nanoTime()
 				+ TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis + extraMillis + ANSWER_MARGIN_MILLIS);
@@ -231,13 +218,13 @@ final class ScriptCommands implements AutoCloseable {
 			}
 		}
 		catch (ExecutionException ex) {
-			forgetOn(ex.getCause());
+			replaceOn(opened, ex.getCause());
 			throw asRuntime(ex.getCause());
 		}
 		catch (TimeoutException ex) {
 			RedisCommandTimeoutException timeout = new RedisCommandTimeoutException(
 					"Redis did not answer within " + this.timeoutMillis + " ms");
-			forgetOn(timeout);
+			replaceOn(opened, timeout);
 			throw timeout;
 		}
 		finally {
@@ -252,83 +239,43 @@ final class ScriptCommands implements AutoCloseable {
 	 * use.
 	 */
 	RedisClusterAsyncCommands<byte[], byte[]> commands() {
-		// Every script call comes here: no lock once the connection is open.
-		RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
-		return (current != null) ? current : open();
-	}
-
-	@SuppressWarnings("unchecked")
-	private RedisClusterAsyncCommands<byte[], byte[]> open() {
-		this.connectionLock.lock();
-		try {
-			RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
-			if (current != null) {
-				return current;
-			}
-			if (this.closed) {
-				throw new IllegalStateException("The lock engine was closed");
-			}
-			RedisConnection opened = this.connectionFactory.getConnection();
-			this.connection = opened;
-			current = (RedisClusterAsyncCommands<byte[], byte[]>) opened.getNativeConnection();
-			this.commands = current;
-			// Without waiting: the answer is read on Lettuce's thread.
-			this.evictionPolicyCheck.check(current);
-			return current;
-		}
-		finally {
-			this.connectionLock.unlock();
-		}
+		return opened().commands();
 	}
 
 	/**
-	 * Drop the connection after it failed: the factory may have replaced it. Not for a
-	 * command that timed out on a cluster, which says nothing of the connections to the
-	 * other nodes: closing a connection of its own would fail their commands too.
+	 * The connection, opened first if need be; even an interrupted thread waits for
+	 * another's opening, since a release must not be cut short by an interrupt.
 	 */
-	private void forgetOn(@Nullable Throwable failure) {
+	private Opened opened() {
+		return this.connection.getUninterruptibly();
+	}
+
+	@SuppressWarnings("unchecked")
+	private Opened open() {
+		RedisConnection opened = this.connectionFactory.getConnection();
+		Opened current = new Opened(opened, (RedisClusterAsyncCommands<byte[], byte[]>) opened.getNativeConnection());
+		// Without waiting: the answer is read on Lettuce's thread.
+		this.evictionPolicyCheck.check(current.commands());
+		return current;
+	}
+
+	/**
+	 * Replace the connection after it failed: the factory may have replaced it. Not for
+	 * an error Redis answered, nor for a command that timed out on a cluster, which says
+	 * nothing of the connections to the other nodes: closing a connection of its own
+	 * would fail their commands too.
+	 */
+	private void replaceOn(Opened opened, @Nullable Throwable failure) {
 		if (failure instanceof RedisCommandExecutionException || (failure instanceof RedisCommandTimeoutException
-				&& this.commands instanceof RedisAdvancedClusterAsyncCommands)) {
+				&& opened.commands() instanceof RedisAdvancedClusterAsyncCommands)) {
 			return;
 		}
-		forget();
-	}
-
-	private void forget() {
-		this.connectionLock.lock();
-		try {
-			this.commands = null;
-			closeConnection();
-		}
-		finally {
-			this.connectionLock.unlock();
-		}
-	}
-
-	private void closeConnection() {
-		RedisConnection current = this.connection;
-		this.connection = null;
-		if (current != null) {
-			try {
-				current.close();
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not close the engine's connection", ex);
-			}
-		}
+		this.connection.replace(opened);
 	}
 
 	@Override
 	public void close() {
-		this.connectionLock.lock();
-		try {
-			this.closed = true;
-			this.commands = null;
-			closeConnection();
-		}
-		finally {
-			this.connectionLock.unlock();
-		}
+		this.connection.close();
 	}
 
 	static boolean isNoScript(Throwable ex) {
@@ -341,6 +288,10 @@ final class ScriptCommands implements AutoCloseable {
 
 	private static RuntimeException asRuntime(@Nullable Throwable ex) {
 		return (ex instanceof RuntimeException runtime) ? runtime : new RedisException("Redis failed", ex);
+	}
+
+	/** A connection from the factory, with its native commands read once. */
+	private record Opened(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
 	}
 
 }

@@ -35,8 +35,8 @@ import io.github.redislock.SubscriptionStatus;
  * failover (its connection stays down). Both leave a channel subscribed on a node that no
  * longer owns it; the first is reported as it comes, the second by {@link #repair()},
  * which compares the node that confirmed each subscription with the slot's owner every
- * housekeeping tick. The engine then subscribes the channel again, at the slot's current
- * owner, if it still has waiters.
+ * sweep. The engine then subscribes the channel again, at the slot's current owner, if it
+ * still has waiters.
  *
  * <p>
  * The nodes are recorded from Redis' confirmations only, so a subscribe that failed

@@ -1,7 +1,10 @@
 package io.github.redislock.engine;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -13,11 +16,16 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A connection that many threads share: the first thread that needs it opens it, and the
- * others wait for that opening, not for a monitor, so that nothing else (a status check,
- * a close, a command on the connection once open) ever queues behind a connection attempt
- * that waits for Redis. A connection found no longer usable is closed and replaced by the
- * next thread that needs one.
+ * A connection that many threads share, opened once and replaced on failure: the engine's
+ * script connection ({@link ScriptCommands}) and its subscription connection
+ * ({@link PlainReleaseSubscriber}, {@link ShardedReleaseSubscriber}) are each one.
+ *
+ * <p>
+ * The first thread that needs it opens it, and the others wait for that opening, not for
+ * a monitor, so that nothing else (a status check, a close, a command on the connection
+ * once open) ever queues behind a connection attempt that waits for Redis. A connection
+ * found failed or no longer usable is closed and replaced by the next thread that needs
+ * one: the factory may have replaced it.
  *
  * @param <C> the connection type
  * @author redis-lock
@@ -52,15 +60,31 @@ final class SharedConnection<C> {
 	}
 
 	/**
-	 * The usable connection, opened first when there is none.
+	 * The usable connection, opened first when there is none; an interrupt ends the wait
+	 * for another thread's opening.
+	 * @throws RedisCommandInterruptedException when interrupted while another thread
+	 * opened it
 	 * @throws RuntimeException from the Redis client when opening failed, here or in the
 	 * thread whose opening this one waited for
 	 */
 	C get() {
+		return get(true);
+	}
+
+	/**
+	 * The usable connection as {@link #get()}, waiting for another thread's opening even
+	 * when interrupted, whose interrupt status is kept: for a release, which an interrupt
+	 * must not cut short.
+	 */
+	C getUninterruptibly() {
+		return get(false);
+	}
+
+	private C get(boolean interruptible) {
 		while (true) {
 			CompletableFuture<C> seen = this.current.get();
 			if (seen != null && !seen.isDone()) {
-				return await(seen);
+				return await(seen, interruptible);
 			}
 			C connection = (seen != null) ? opened(seen) : null;
 			if (connection != null && this.usable.test(connection)) {
@@ -77,6 +101,25 @@ final class SharedConnection<C> {
 	}
 
 	/**
+	 * The usable connection without ever blocking the calling thread: at once when open,
+	 * when another thread opens it as soon as that opening completes, and otherwise once
+	 * opened on the given executor, since opening waits for Redis.
+	 * @return completes with the connection; exceptionally when opening failed
+	 * @throws RejectedExecutionException when the executor refused the opening
+	 */
+	CompletionStage<C> getWithoutBlocking(Executor executor) {
+		CompletableFuture<C> seen = this.current.get();
+		if (seen != null && !seen.isDone()) {
+			return seen.minimalCompletionStage();
+		}
+		C connection = (seen != null) ? opened(seen) : null;
+		if (connection != null && this.usable.test(connection)) {
+			return CompletableFuture.completedFuture(connection);
+		}
+		return CompletableFuture.supplyAsync(this::get, executor);
+	}
+
+	/**
 	 * The connection if one is open now, usable or not; never waits.
 	 */
 	@Nullable C now() {
@@ -90,28 +133,36 @@ final class SharedConnection<C> {
 	}
 
 	/**
-	 * Open a usable connection on a thread of its own unless there is one or one is being
-	 * opened, for a caller that must not wait for Redis.
+	 * Open a usable connection on the given executor unless there is one or one is being
+	 * opened, for a caller that must not wait for Redis; a failure is left for the next
+	 * caller to find.
 	 */
-	void openInBackground(String threadName) {
+	void openInBackground(Executor executor) {
+		if (this.closed) {
+			return;
+		}
+		try {
+			getWithoutBlocking(executor).whenComplete((connection, ex) -> {
+				if (ex != null) {
+					logger.debug("Could not open the connection; trying again later", ex);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// The engine is closing.
+			logger.debug("Could not open the connection in the background", ex);
+		}
+	}
+
+	/**
+	 * Close a connection that failed, unless it was replaced already, so that the next
+	 * caller opens a new one.
+	 */
+	void replace(C failed) {
 		CompletableFuture<C> seen = this.current.get();
-		if (this.closed || (seen != null && !seen.isDone())) {
-			return;
+		if (seen != null && seen.isDone() && opened(seen) == failed && this.current.compareAndSet(seen, null)) {
+			closeQuietly(failed);
 		}
-		C connection = (seen != null) ? opened(seen) : null;
-		if (connection != null && this.usable.test(connection)) {
-			return;
-		}
-		Thread thread = new Thread(() -> {
-			try {
-				get();
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not open the connection; trying again later", ex);
-			}
-		}, threadName);
-		thread.setDaemon(true);
-		thread.start();
 	}
 
 	private C open(CompletableFuture<C> opening) {
@@ -135,18 +186,31 @@ final class SharedConnection<C> {
 		return connection;
 	}
 
-	private C await(CompletableFuture<C> opening) {
+	private C await(CompletableFuture<C> opening, boolean interruptible) {
+		boolean interrupted = false;
 		try {
-			return opening.get();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisCommandInterruptedException(ex);
+			while (true) {
+				try {
+					return opening.get();
+				}
+				catch (InterruptedException ex) {
+					if (interruptible) {
+						Thread.currentThread().interrupt();
+						throw new RedisCommandInterruptedException(ex);
+					}
+					interrupted = true;
+				}
+			}
 		}
 		catch (ExecutionException ex) {
 			// The opener's own exception, thrown in its thread.
 			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
 					: new IllegalStateException(ex.getCause());
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

@@ -11,7 +11,6 @@ import java.util.function.Function;
 
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -220,15 +219,6 @@ final class SubscriptionLifetime {
 	/** Every subscription of the connection is gone, for now or for good. */
 	void onAllLost() {
 		this.channels.values().forEach((waiters) -> waiters.subscription().reset());
-	}
-
-	/**
-	 * Commands on the subscription connection itself, or {@code null}: see
-	 * {@link ReleaseSubscriber#commands()}.
-	 */
-	@Nullable RedisClusterAsyncCommands<byte[], byte[]> subscriptionCommands() {
-		ReleaseSubscriber current = this.subscriber;
-		return (current != null) ? current.commands() : null;
 	}
 
 	/**

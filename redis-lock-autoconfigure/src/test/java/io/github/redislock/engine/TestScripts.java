@@ -86,9 +86,9 @@ final class TestScripts implements AutoCloseable {
 			.renew(new LockLease(LockKind.EXCLUSIVE, name, owner, 0, leaseMillis, true, System.nanoTime()));
 	}
 
-	/** How long a lock is still held for, as {@link LockScripts#leaseLeft}. */
+	/** How long a lock is still held for, as {@link LockKind#leaseLeft}. */
 	long leaseLeft(String name) {
-		return this.scripts.leaseLeft(name);
+		return LockKind.leaseLeft(this.scripts, name);
 	}
 
 	ScriptCommands commands() {
