@@ -44,6 +44,14 @@ final class LockScripts {
 
 	private static final RedisScript<Long> LEASE_LEFT = script("lease-left.lua", Long.class);
 
+	/** {@code renew.lua} for a batch of one lease, which it answers with a number. */
+	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
+
+	/** {@code renew.lua} for a batch of several leases, which it answers with a list. */
+	@SuppressWarnings("rawtypes")
+	static final RedisScript<List> RENEW_BATCH = new LoadedScript<>(RENEW.getScriptAsString(), RENEW.getSha1(),
+			List.class);
+
 	private final ScriptCommands redis;
 
 	private final LockKeys keys;
@@ -155,11 +163,14 @@ final class LockScripts {
 	}
 
 	/**
-	 * The renewal of a lease, by its kind's renew script, encoded once for all its
-	 * renewals.
+	 * The call of {@code renew.lua} that sets a lease to the given length from now, a
+	 * batch of one. A batch of several is made of such calls, their keys and their
+	 * arguments each in order ({@link RenewalWindow}).
 	 */
-	PreparedCall<Long> renewal(LockLease lease) {
-		return ScriptBatches.prepare(lease.kind().renewCall(this.keys, lease));
+	ScriptCall<Long> renewCall(LockLease lease, long leaseMillis) {
+		LockKind kind = lease.kind();
+		return ScriptCall.of(RENEW, List.of(kind.renewKey(this.keys, lease.key())), kind.renewMode(), lease.owner(),
+				Long.toString(leaseMillis));
 	}
 
 	/**
@@ -185,7 +196,7 @@ final class LockScripts {
 	 * owner's.
 	 */
 	boolean renew(LockLease lease) {
-		return isRenewed(this.redis.execute(lease.kind().renewCall(this.keys, lease)));
+		return isRenewed(this.redis.execute(renewCall(lease, lease.leaseMillis())));
 	}
 
 	/**
