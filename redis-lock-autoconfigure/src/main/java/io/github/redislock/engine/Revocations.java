@@ -13,6 +13,7 @@ import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
+import io.github.redislock.engine.ScriptBatches.BatchAnswers;
 import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**

@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -23,7 +26,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Sends many script calls at once without waiting for them, each encoded once for all the
- * times it is sent: the watchdog's renewals. Written to the connection together, they
+ * times it is sent: the watchdog's renewals, and the shutdown's releases, whose answers
+ * it awaits together ({@link BatchAnswers}). Written to the connection together, they
  * cost one system call rather than one each, which is what lets one JVM renew a great
  * many leases a second; Lettuce's per-command path stays for every other call
  * ({@link ScriptCommands}).
@@ -138,6 +142,63 @@ final class ScriptBatches {
 	 * @param <T> the script's answer
 	 */
 	record PreparedCall<T>(RedisScript<T> script, ScriptOutputType type, byte[] sha, byte[][] keys, byte[][] args) {
+	}
+
+	/**
+	 * The answers to calls sent together, awaited together: which of them Redis answered
+	 * without failing.
+	 */
+	static final class BatchAnswers {
+
+		private static final int SUCCEEDED = 1;
+
+		private static final int FAILED = 2;
+
+		private final AtomicIntegerArray outcomes;
+
+		private final CountDownLatch pending;
+
+		BatchAnswers(int calls) {
+			this.outcomes = new AtomicIntegerArray(calls);
+			this.pending = new CountDownLatch(calls);
+		}
+
+		/** One answer per call, in the order of the calls. */
+		List<Answer<Long>> list() {
+			List<Answer<Long>> answers = new ArrayList<>(this.outcomes.length());
+			for (int i = 0; i < this.outcomes.length(); i++) {
+				int index = i;
+				answers.add((reply, failure) -> {
+					this.outcomes.set(index, (failure != null) ? FAILED : SUCCEEDED);
+					this.pending.countDown();
+				});
+			}
+			return answers;
+		}
+
+		/**
+		 * Wait until every call is answered or the time is up; an interrupt ends the wait
+		 * early and is kept for the caller.
+		 */
+		void await(long timeoutMillis) {
+			try {
+				this.pending.await(timeoutMillis, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+		/** Whether the call at the index failed, as opposed to was not answered yet. */
+		boolean failed(int index) {
+			return this.outcomes.get(index) == FAILED;
+		}
+
+		/** Whether the call at the index was answered without failing. */
+		boolean succeeded(int index) {
+			return this.outcomes.get(index) == SUCCEEDED;
+		}
+
 	}
 
 }
