@@ -191,14 +191,14 @@ final class RenewalWindow {
 	private PreparedCall<List> chunkCall(List<Attempt> chunk) {
 		List<byte[]> keys = new ArrayList<>(chunk.size());
 		List<byte[]> args = new ArrayList<>(chunk.size() * 3);
-		PreparedCall<Long> one = null;
 		for (Attempt attempt : chunk) {
-			one = attempt.renewal().call(this.scripts);
+			PreparedCall<Long> one = attempt.renewal().call(this.scripts);
 			keys.addAll(List.of(one.keys()));
 			args.addAll(List.of(one.args()));
 		}
-		return new PreparedCall<>(LockScripts.RENEW_BATCH, ScriptOutputType.MULTI, one.sha(),
-				keys.toArray(byte[][]::new), args.toArray(byte[][]::new));
+		return new PreparedCall<>(LockScripts.RENEW_BATCH, ScriptOutputType.MULTI,
+				chunk.get(0).renewal().call(this.scripts).sha(), keys.toArray(byte[][]::new),
+				args.toArray(byte[][]::new));
 	}
 
 	/**

@@ -1,6 +1,7 @@
 -- Extends the leases of locks their owners still hold, a batch of leases of any kind, each checked on its own: run by
--- the watchdog, one call for up to a chunk of leases whose keys share a cluster slot (any keys on a single server),
--- and by LockHandle.extend, a batch of one with the lease it asks for.
+-- the watchdog, one call for up to a chunk of leases whose keys share a cluster slot (any keys on a single server);
+-- by LockHandle.extend, a batch of one with the lease it asks for; and by a reentry that asks whether a lease whose
+-- expiry this JVM believes passed is still held, a batch of one.
 -- Safe to run twice: a replay sets the same lease again, from a later time.
 -- KEYS[i]     the key of lease i: the lock key of an exclusive lock ('h|<owner>|…' while held, lock-key.lua) or of a
 --             fair one (the bare owner token, fair-acquire.lua); for a side of a read/write lock, its holders
@@ -10,8 +11,8 @@
 -- ARGV[3i]    new lease of lease i in milliseconds
 -- Reply:      per key, in order, 1 when renewed; 0 when that lock is lost to its owner: expired, released, another
 --             owner's, or a key of another type written there, which loses that lease alone, never the others of the
---             batch. A list; for a batch of one the number alone, which spares Redis building a list (about 0.5 µs
---             of the 2.5 µs a lone renewal costs it).
+--             batch. A list; for a batch of one the number alone, which spares Redis building a list (a lone
+--             renewal answered with a list of one cost Redis 15 to 20% more, measured on Redis 7.0).
 local count = #KEYS
 local renewed = (count > 1) and {} or nil
 local now, result
