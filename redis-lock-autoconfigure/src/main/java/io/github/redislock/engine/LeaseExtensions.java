@@ -12,9 +12,9 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.LockRules;
 
 /**
- * Explicit extensions of a lease ({@code LockHandle.extend}): the kind's renew script,
- * owner-checked, with the requested length instead of the lease's own, so that the
- * fencing token and the grant stay as they are.
+ * Explicit extensions of a lease ({@code LockHandle.extend}): {@code renew.lua}, the
+ * watchdog's script, as a batch of one, owner-checked, with the requested length instead
+ * of the lease's own, so that the fencing token and the grant stay as they are.
  *
  * <p>
  * The local estimate of the lease's expiry follows the extension, shorter or longer, as
@@ -61,7 +61,7 @@ final class LeaseExtensions {
 		long sentAt = System.nanoTime();
 		Long reply;
 		try {
-			reply = this.scripts.execute(lease.kind().renewCall(this.scripts.keys(), lease, millis));
+			reply = this.scripts.execute(this.scripts.renewCall(lease, millis));
 		}
 		catch (RedisCommandInterruptedException ex) {
 			throw new LockInterruptedException(hold.key(),

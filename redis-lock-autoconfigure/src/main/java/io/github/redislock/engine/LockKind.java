@@ -20,7 +20,7 @@ import io.github.redislock.LockMode;
  * never asks which kind it has:
  * <ul>
  * <li>its Lua scripts, the {@code KEYS} and {@code ARGV} of each built in one place
- * ({@link #acquireCall}, {@link #release}, {@link #renewCall}, {@link #leave},
+ * ({@link #acquireCall}, {@link #release}, {@link #renewKey}, {@link #leave},
  * {@link #giveBack}), and its keys and release channel;</li>
  * <li>the Java half of its release message: what a message of its own asks of the waiters
  * here ({@link #wakeUp});</li>
@@ -44,12 +44,6 @@ import io.github.redislock.LockMode;
  * @author redis-lock
  */
 abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWriteLockKind {
-
-	/**
-	 * The renew script of every kind whose lock key holds the owner token; first, so that
-	 * it is read before the kinds below are built.
-	 */
-	private static final RedisScript<Long> RENEW = LockScripts.script("renew.lua", Long.class);
 
 	/** One holder; whoever is woken first wins. */
 	static final LockKind EXCLUSIVE = new ExclusiveLockKind();
@@ -215,31 +209,18 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/**
-	 * The call of the renew script for a lease, which replies 1 when the lease was
-	 * extended and 0 when the lock is no longer the owner's. By default {@code renew.lua}
-	 * on the lock key, which holds the owner token: right for every kind whose lock key
-	 * does.
+	 * The key {@code renew.lua} renews a lease of this kind on: by default the lock key,
+	 * which holds the owner token.
 	 */
-	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease) {
-		return renewCall(keys, lease, lease.leaseMillis());
+	String renewKey(LockKeys keys, String name) {
+		return keys.lockKey(name);
 	}
 
 	/**
-	 * The call of the renew script that sets a lease to the given length from now, for an
-	 * explicit extension, replying as {@link #renewCall(LockKeys, LockLease)}: by default
-	 * {@code renew.lua} on the lock key.
+	 * How {@code renew.lua} renews a lease of this kind on its {@linkplain #renewKey
+	 * key}: {@code "k"}, by default, for a key that holds the owner token.
 	 */
-	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis) {
-		return ScriptCall.of(RENEW, List.of(keys.lockKey(lease.key())), lease.owner(), Long.toString(leaseMillis));
-	}
-
-	/**
-	 * How {@code renew-many.lua} renews a lease of this kind, one of the many it renews
-	 * in one call, on the key and with the arguments of
-	 * {@link #renewCall(LockKeys, LockLease)}: {@code "k"}, as {@code renew.lua}, for
-	 * every kind whose renew key holds the owner token.
-	 */
-	String renewManyMode() {
+	String renewMode() {
 		return "k";
 	}
 

@@ -42,6 +42,14 @@ final class LockScripts {
 	 */
 	static final String FENCE_RETENTION_MILLIS = "60000";
 
+	/** {@code renew.lua} for a batch of one lease, which it answers with a number. */
+	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
+
+	/** {@code renew.lua} for a batch of several leases, which it answers with a list. */
+	@SuppressWarnings("rawtypes")
+	static final RedisScript<List> RENEW_BATCH = new ScriptCall.Loaded<>(RENEW.getScriptAsString(), RENEW.getSha1(),
+			List.class);
+
 	private final ScriptCommands redis;
 
 	private final LockKeys keys;
@@ -153,11 +161,14 @@ final class LockScripts {
 	}
 
 	/**
-	 * The renewal of a lease, by its kind's renew script, encoded once for all its
-	 * renewals.
+	 * The call of {@code renew.lua} that sets a lease to the given length from now, a
+	 * batch of one. A batch of several is made of such calls, their keys and their
+	 * arguments each in order ({@link RenewalWindow}).
 	 */
-	PreparedCall<Long> renewal(LockLease lease) {
-		return ScriptBatches.prepare(lease.kind().renewCall(this.keys, lease));
+	ScriptCall<Long> renewCall(LockLease lease, long leaseMillis) {
+		LockKind kind = lease.kind();
+		return ScriptCall.of(RENEW, List.of(kind.renewKey(this.keys, lease.key())), kind.renewMode(), lease.owner(),
+				Long.toString(leaseMillis));
 	}
 
 	/**
@@ -183,7 +194,7 @@ final class LockScripts {
 	 * owner's.
 	 */
 	boolean renew(LockLease lease) {
-		return isRenewed(this.redis.execute(lease.kind().renewCall(this.keys, lease)));
+		return isRenewed(this.redis.execute(renewCall(lease, lease.leaseMillis())));
 	}
 
 	/** Whether a renewal's answer says the lease was extended. */

@@ -8,7 +8,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * A side of a read/write lock: many readers or one writer ({@code rw-acquire.lua},
- * {@code rw-release.lua}, {@code rw-renew.lua}, {@code rw-leave.lua}).
+ * {@code rw-release.lua}, {@code rw-leave.lua}; {@code renew.lua} on the holders).
  *
  * <p>
  * The two sides are two subclasses, {@link Read} and {@link Write}, of this one: they
@@ -35,8 +35,6 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 	private final RedisScript<List> acquire = LockScripts.fencedScript("rw-acquire.lua", List.class);
 
 	private final RedisScript<Long> release = LockScripts.script("rw-release.lua", Long.class);
-
-	private final RedisScript<Long> renew = LockScripts.script("rw-renew.lua", Long.class);
 
 	/** Key holding the mode and the holders. */
 	static String readWriteKey(LockKeys keys, String name) {
@@ -76,14 +74,13 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 	}
 
 	@Override
-	ScriptCall<Long> renewCall(LockKeys keys, LockLease lease, long leaseMillis) {
-		return ScriptCall.of(this.renew, List.of(readWriteKey(keys, lease.key())), lease.owner(),
-				Long.toString(leaseMillis));
+	String renewKey(LockKeys keys, String name) {
+		return readWriteKey(keys, name);
 	}
 
-	/** As {@code rw-renew.lua}, on the holders. */
+	/** {@code "h"}: the key holds the holders, each with the end of its lease. */
 	@Override
-	String renewManyMode() {
+	String renewMode() {
 		return "h";
 	}
 

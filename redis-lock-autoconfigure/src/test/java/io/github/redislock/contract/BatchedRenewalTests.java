@@ -27,16 +27,20 @@ import static org.awaitility.Awaitility.await;
 /**
  * The watchdog renews many leases with one script call per chunk of them (of one slot on
  * a cluster), not one per lease, and each lease of a chunk still has its own outcome: the
- * held ones are renewed, the ones taken over or expired in Redis are lost. Subclasses
- * supply the topology, and lock names that share few groups (on a cluster, few slots:
- * names in different slots cannot share a call).
+ * held ones are renewed, the ones taken over or expired in Redis are lost. What is
+ * asserted is the chunking, leases renewed per call, never how fast: that is for the
+ * benchmarks. Subclasses supply the topology, and lock names that share few groups (on a
+ * cluster, few slots: names in different slots cannot share a call).
  */
 abstract class BatchedRenewalTests {
 
 	/** Many held locks: 50 chunks of 100, against 5,000 calls a renewal each. */
 	static final int MANY = 5000;
 
-	/** Leases renewed per call at least, on average, for a run to count as batched. */
+	/**
+	 * Leases renewed per call at least, on average, for a run to count as batched: a
+	 * quarter of a chunk, since leases falling due apart make smaller ones.
+	 */
 	static final int BATCHED = 25;
 
 	static final Duration LEASE = Duration.ofMillis(3000);
@@ -89,23 +93,17 @@ abstract class BatchedRenewalTests {
 		LockTemplate template = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL),
 				observer);
 		List<String> names = names("held", MANY);
-		long acquiringAt = System.nanoTime();
 		List<LockHandle> handles = acquireAll(template, names);
-		System.out.printf("%d locks granted in %d ms%n", MANY,
-				TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquiringAt));
 		Map<String, Long> before = this.locks.commandCalls();
-		long startedAt = System.nanoTime();
+		long renewalsBefore = renewals(observer, names);
 		// Past a whole lease: a lock not renewed in Redis would have expired by then.
 		Duration held = LEASE.plus(RENEW_INTERVAL);
 		await().during(held)
 			.atMost(held.plus(MARGIN))
 			.pollInterval(Duration.ofMillis(250))
 			.until(() -> handles.stream().allMatch(LockHandle::isHeld));
-		long heldNanos = System.nanoTime() - startedAt;
 		long calls = CommandStats.scriptCalls(this.locks.commandCalls()) - CommandStats.scriptCalls(before);
-		double intervals = (double) heldNanos / RENEW_INTERVAL.toNanos();
-		System.out.printf("%d held locks: %.1f renewal calls per renew interval (%.1f leases a call)%n", MANY,
-				calls / intervals, MANY * intervals / calls);
+		long renewed = renewals(observer, names) - renewalsBefore;
 		StringRedisTemplate data = this.locks.data();
 		for (int i = 0; i < names.size(); i++) {
 			String name = names.get(i);
@@ -117,7 +115,8 @@ abstract class BatchedRenewalTests {
 					.isBetween(1L, LEASE.toMillis());
 			}
 		}
-		assertThat(calls / intervals).as("renewal calls per renew interval").isLessThanOrEqualTo(MANY / BATCHED);
+		assertThat(renewed).as("leases renewed while held").isGreaterThanOrEqualTo(MANY);
+		assertThat(renewed).as("leases renewed by " + calls + " calls").isGreaterThanOrEqualTo(calls * BATCHED);
 		template.shutdown(Duration.ZERO);
 	}
 
@@ -168,6 +167,7 @@ abstract class BatchedRenewalTests {
 			}
 		}
 		Map<String, Long> before = this.locks.commandCalls();
+		long renewalsBefore = renewals(observer, names);
 		await().atMost(RENEW_INTERVAL.multipliedBy(2).plus(MARGIN))
 			.until(() -> stolen.stream().allMatch((name) -> observer.losses(name) == 1));
 		Duration held = LEASE.plus(RENEW_INTERVAL);
@@ -180,6 +180,7 @@ abstract class BatchedRenewalTests {
 			return true;
 		});
 		long calls = CommandStats.scriptCalls(this.locks.commandCalls()) - CommandStats.scriptCalls(before);
+		long renewed = renewals(observer, names) - renewalsBefore;
 		for (int i = 0; i < names.size(); i++) {
 			String name = names.get(i);
 			if (stolen.contains(name)) {
@@ -195,9 +196,16 @@ abstract class BatchedRenewalTests {
 				assertThat(observer.renewals(name)).as("renewals of " + name).isGreaterThanOrEqualTo(4);
 			}
 		}
-		// 60 leases renewed some five times each: a few calls each time, not 60.
-		assertThat(calls).as("renewal calls").isLessThan(60L * 2);
+		// 60 leases renewed a few calls at a time, not a call each: leases of three kinds
+		// and lost ones share a chunk.
+		assertThat(renewed).as("leases renewed while held").isGreaterThanOrEqualTo(60);
+		assertThat(renewed).as("leases renewed by " + calls + " calls").isGreaterThanOrEqualTo(calls * 5);
 		template.shutdown(Duration.ZERO);
+	}
+
+	/** Renewals the observer was told of, of all the given locks. */
+	private static long renewals(CountingObserver observer, List<String> names) {
+		return names.stream().mapToLong(observer::renewals).sum();
 	}
 
 	/** Exclusive, fair and read locks in turn. */
