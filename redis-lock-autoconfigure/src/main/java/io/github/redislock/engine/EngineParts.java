@@ -73,6 +73,7 @@ final class EngineParts {
 		this.options = options;
 		this.observer = observer;
 		this.shutdown = shutdown;
+		LockWatchdog.warnIfRenewalRoomIsShort(options.watchdogLease(), options.renewInterval());
 		LockKeys keys = new LockKeys(options.keyPrefix());
 		this.locks = new LocalLocks(keys);
 		this.threads = new EngineThreads(executor);

@@ -113,7 +113,6 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 	 * @param events told of renewals and losses, or {@code null}
 	 */
 	LockWatchdog(LockScripts scripts, Duration lease, Duration renewInterval, @Nullable LeaseEvents events) {
-		warnIfRenewalRoomIsShort(lease, renewInterval);
 		long leaseNanos = lease.toNanos();
 		this.renewIntervalNanos = renewInterval.toNanos();
 		this.answerDeadlineNanos = Math.min((leaseNanos - this.renewIntervalNanos) / RENEWALS_IN_ROOM,
@@ -137,7 +136,8 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 	 * what delays an answer now and then: a fork for a snapshot of a large dataset, a
 	 * failover, a long pause of the collector. Such a delay then loses the lock although
 	 * Redis and the holder are both alive. The client's command timeout plays no part:
-	 * the engine waits for a renewal by a deadline of its own.
+	 * the engine waits for a renewal by a deadline of its own. Called as the engine is
+	 * made, so that the warning comes with the application's start, not its first lock.
 	 */
 	static void warnIfRenewalRoomIsShort(Duration lease, Duration renewInterval) {
 		Duration room = lease.minus(renewInterval);
