@@ -18,7 +18,7 @@ import java.util.function.Supplier;
  * <li>an acquisition counts as refused, and its waiter tries again after
  * {@value #RETRY_MILLIS} ms, within its own wait time ({@link AcquireAttempts});</li>
  * <li>a chunk of renewals on several slots is sent again lease by lease, each redirected
- * to wherever its key is ({@link RenewalChunks}).</li>
+ * to wherever its key is ({@link RenewalWindow}).</li>
  * </ul>
  *
  * @author redis-lock
