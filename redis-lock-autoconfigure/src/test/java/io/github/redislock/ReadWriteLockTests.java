@@ -69,7 +69,8 @@ class ReadWriteLockTests {
 
 	@Test
 	void killedReaderJvmIsSucceededByWriterAfterItsLease() {
-		// Long enough that the living reader's renewals, a second apart, keep its lock on a
+		// Long enough that the living reader's renewals, a second apart, keep its lock on
+		// a
 		// busy machine; the writer must wait for what is left of it once the reader dies.
 		Duration lease = Duration.ofSeconds(5);
 		this.child = JavaProcess.start(HoldingNode.class, this.server.host(), Integer.toString(this.server.port()), KEY,
