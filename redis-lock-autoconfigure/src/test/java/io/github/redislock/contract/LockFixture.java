@@ -37,10 +37,6 @@ import io.github.redislock.test.RedisServer;
  * Public, unlike most test helpers, because the tests of other packages (faults, cluster,
  * the root package) build their nodes with these fixtures too. Command timeouts are short
  * so that fault tests fail fast.
- * <p>
- * Over 300 lines because it is the one place all three topologies share: every method is
- * a few lines, most of the file is their Javadoc, and splitting it would give each
- * topology two fixtures to know instead of one.
  */
 public abstract class LockFixture implements AutoCloseable {
 

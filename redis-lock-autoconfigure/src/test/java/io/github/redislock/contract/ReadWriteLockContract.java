@@ -35,9 +35,6 @@ import static org.awaitility.Awaitility.await;
  * starved by readers, and holders that re-enter, downgrade, try to upgrade, are renewed
  * or lose their lock behave as documented on {@link LockMode}. A reader whose JVM dies is
  * shown in {@code ReadWriteLockTests}.
- * <p>
- * Over 300 lines: ten tests of one lock kind, most of them several threads long; split
- * further they would each need the same constants and helper.
  */
 interface ReadWriteLockContract extends LockContract {
 
