@@ -38,6 +38,11 @@ class CrashedWaiterTests {
 	/** How soon the waiter's line entry must end once nothing renews it. */
 	private static final Duration ENTRY_GONE = Duration.ofSeconds(8);
 
+	/**
+	 * The intent of the writer of the lock "doc" to take it, which keeps new readers out.
+	 */
+	private static final String WRITER_INTENT = "redis-lock:{doc}:rw:writer";
+
 	private RedisServer server;
 
 	private StandaloneLocks locks;
@@ -83,16 +88,21 @@ class CrashedWaiterTests {
 
 	@Test
 	void writerCutOffWhileWaitingStopsKeepingReadersOutWithinSeconds() throws Exception {
+		LockTemplate otherNode = this.locks.template();
+		LockFixture.warmUp(otherNode);
 		try (LockHandle reader = this.node.readLock("doc")) {
 			Future<?> writer = this.executor
 				.submit(() -> this.cutOffNode.lock(LockRequest.write("doc").waitTime(LONG_WAIT)).close());
-			await().atMost(Duration.ofSeconds(10))
-				.until(() -> this.cli.command("EXISTS", "redis-lock:{doc}:rw:writer").equals(1L));
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.cli.command("EXISTS", WRITER_INTENT).equals(1L));
 			this.proxy.blackhole();
-			// A new reader is kept out while the intent lasts, then gets in.
-			LockTemplate otherNode = this.locks.template();
+			// The intent was renewed within its last second and lasts three: a new reader
+			// asks while it is still there, and is kept out.
+			assertThat(otherNode.tryLock(LockRequest.read("doc").waitTime(Duration.ZERO))).isEmpty();
+			assertThat(this.cli.pttl(WRITER_INTENT)).as("writer intent's time to live after the refusal").isPositive();
 			try (LockHandle late = otherNode.lock(LockRequest.read("doc").waitTime(ENTRY_GONE))) {
 				assertThat(late.isHeld()).isTrue();
+				assertThat(this.cli.command("EXISTS", WRITER_INTENT)).as("writer intent once the reader got in")
+					.isEqualTo(0L);
 			}
 			assertThat(writer).isNotDone();
 		}

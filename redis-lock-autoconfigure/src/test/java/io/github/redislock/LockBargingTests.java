@@ -3,9 +3,8 @@ package io.github.redislock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -14,7 +13,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.github.redislock.contract.CommandStats;
 import io.github.redislock.contract.CriticalSections;
 import io.github.redislock.contract.CriticalSections.Section;
 import io.github.redislock.contract.LockKeyValues;
@@ -25,10 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Bounded barging: a lock released while a thread of the same JVM waits is left vacant
- * for the first thread of that JVM to ask, until a waiter has waited too long; a vacant
- * lock keeps its grant and fencing order, and is never left held in Redis with nobody to
- * take it. Each test counts under the lock without atomicity and watches for overlaps.
+ * A hot lock passed around the threads of one JVM: a thread that releases it and asks
+ * again does not barge ahead of the waiters, so every thread gets its share; grants keep
+ * their fencing order, and a node that shuts down meanwhile leaves nothing held in Redis.
+ * Each test counts under the lock without atomicity and watches for overlaps.
  */
 @RedisTest
 class LockBargingTests {
@@ -63,22 +61,25 @@ class LockBargingTests {
 
 	/**
 	 * Threads that take the lock again the moment they release it would keep it among
-	 * themselves: a waiter that waited past the threshold is handed the lock, so every
-	 * thread progresses and no wait comes near the time a barger alone would allow.
+	 * themselves if the releasing thread could win the lock back from the waiter it woke;
+	 * waiters of one JVM take their turn in arrival order, so every thread gets about an
+	 * even share of the grants. A thread that was barged, or whose wake-up was lost,
+	 * would get next to none: it would sleep until the holder's 30 s lease ended.
 	 */
 	@Test
-	void tightLoopOfRelockersServesEveryWaiterWithinABound() throws Exception {
+	void tightLoopOfRelockersServesEveryThreadItsShare() throws Exception {
 		int threads = 8;
-		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-		AtomicLong maxWaitNanos = new AtomicLong();
+		// The threads start together, so that none misses part of the run.
+		CountDownLatch started = new CountDownLatch(threads);
 		List<CompletableFuture<Long>> loops = new ArrayList<>();
 		for (int i = 0; i < threads; i++) {
 			loops.add(CompletableFuture.supplyAsync(() -> {
+				started.countDown();
+				awaitTheOthers(started);
+				long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
 				long done = 0;
 				while (System.nanoTime() - end < 0) {
-					long askedAt = System.nanoTime();
 					try (LockHandle handle = this.nodes.node().lock(LONG_WAIT)) {
-						maxWaitNanos.accumulateAndGet(System.nanoTime() - askedAt, Math::max);
 						critical(handle);
 						done++;
 					}
@@ -88,13 +89,15 @@ class LockBargingTests {
 		}
 		List<Long> perThread = new ArrayList<>();
 		for (CompletableFuture<Long> loop : loops) {
-			perThread.add(loop.get(20, TimeUnit.SECONDS));
+			perThread.add(loop.get(30, TimeUnit.SECONDS));
 		}
 		long total = perThread.stream().mapToLong(Long::longValue).sum();
 		assertThat(total).isEqualTo(this.grants.get());
-		assertThat(perThread).as("grants per thread of %d", total).allSatisfy((done) -> assertThat(done).isPositive());
-		assertThat(Duration.ofNanos(maxWaitNanos.get())).as("longest wait, %d grants", total)
-			.isLessThan(Duration.ofSeconds(1));
+		// A quarter of an even share: turns in arrival order give each thread nearly
+		// all of it, whatever the machine's speed.
+		long share = total / threads / 4;
+		assertThat(perThread).as("grants per thread of %d", total)
+			.allSatisfy((done) -> assertThat(done).isPositive().isGreaterThanOrEqualTo(share));
 		assertExclusiveAndFenced();
 		assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).isNull();
 	}
@@ -121,7 +124,8 @@ class LockBargingTests {
 					}
 				}, this.nodes.executor()));
 			}
-			await().atMost(Duration.ofSeconds(5)).until(() -> this.grants.get() - before > 200);
+			// Shut down while the lock passes around, whatever the pace.
+			await().atMost(Duration.ofSeconds(20)).until(() -> this.grants.get() - before > 20);
 			closing.shutdown(Duration.ofSeconds(2));
 			CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
 			assertThat(LockKeyValues.holder(this.nodes.cli(), KEY)).isNull();
@@ -132,22 +136,14 @@ class LockBargingTests {
 		assertExclusiveAndFenced();
 	}
 
-	/** Take the lock on the node under test, do the work under it and release it. */
-	private long lockAndWork() {
-		try (LockHandle handle = this.nodes.node().lock(LONG_WAIT)) {
-			return critical(handle);
+	private static void awaitTheOthers(CountDownLatch latch) {
+		try {
+			latch.await();
 		}
-	}
-
-	/**
-	 * Wait for the one waiter to sleep, polling tightly: it is barged only while it is
-	 * young.
-	 */
-	private void awaitTheWaiterAsleep() {
-		await().pollDelay(Duration.ZERO)
-			.pollInterval(Duration.ofNanos(50_000))
-			.atMost(Duration.ofSeconds(5))
-			.until(() -> this.nodes.diagnostics(this.nodes.node()).sleepingWaiterCount() == 1);
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/** The work under the lock: the counter, the fencing order, the overlap watch. */

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,6 +47,13 @@ import static org.awaitility.Awaitility.await;
 class ReactiveLockTemplateTests {
 
 	private static final Duration LONG_WAIT = Duration.ofSeconds(20);
+
+	/**
+	 * How long a critical section keeps the counter it read before writing it back, the
+	 * reactive one across an asynchronous boundary: holders that overlap lose increments
+	 * and are seen inside together.
+	 */
+	private static final Duration SECTION_WIDTH = Duration.ofMillis(1);
 
 	private StandaloneLocks locks;
 
@@ -355,14 +363,19 @@ class ReactiveLockTemplateTests {
 					for (int i = 0; i < 50; i++) {
 						node.run(request, () -> {
 							Section section = sections.enter("mixed", node, CurrentLock.fencingToken());
-							counter[0]++;
+							long read = counter[0];
+							LockSupport.parkNanos(SECTION_WIDTH.toNanos());
+							counter[0] = read + 1;
 							sections.exit(section);
 						});
 					}
 				}, this.executor));
 			}
 		}
-		Mono<Long> increment = Mono.fromCallable(() -> ++counter[0]);
+		Mono<Long> increment = Mono.defer(() -> {
+			long read = counter[0];
+			return Mono.delay(SECTION_WIDTH).map((tick) -> counter[0] = read + 1);
+		});
 		Flux<Long> reactiveCallers = Flux.range(0, 400)
 			.flatMap((i) -> ((i % 2 == 0) ? this.reactive : otherReactive).execute(request,
 					section(sections, "mixed", increment)))

@@ -1,5 +1,6 @@
 package io.github.redislock.contract;
 
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -8,6 +9,13 @@ import java.util.concurrent.ExecutorService;
  * after it. {@link LockContractTests} implements it, once per topology.
  */
 interface LockContract {
+
+	/**
+	 * What a busy machine may add to a wait that should have ended: generous, so that a
+	 * test does not fail for a slow scheduler, yet bounded, so that a wait that never
+	 * ends fails the test.
+	 */
+	Duration SLACK = Duration.ofSeconds(5);
 
 	/**
 	 * The fixture of this test, on the topology under test.

@@ -17,10 +17,9 @@ import org.junit.jupiter.api.BeforeEach;
  * reconnect. A theme per file keeps each small; one class per topology starts its cluster
  * or Sentinel group once for them all, and reports every test under the topology's name.
  * <p>
- * The suite lives in the library's test tree, not in {@code redis-lock-test-support}
- * where the issue suggested it: test-support cannot depend on the library, because the
- * library's tests depend on test-support, and Maven refuses that cycle even in test
- * scope.
+ * The suite lives in the library's test tree, not in {@code redis-lock-test-support}:
+ * test-support cannot depend on the library, because the library's tests depend on
+ * test-support, and Maven refuses that cycle even in test scope.
  * <p>
  * Tests observe nodes through their engines' {@link io.github.redislock.LockDiagnostics
  * diagnostics} (a waiter is asleep when {@code sleepingWaiterCount()} says so) and Redis

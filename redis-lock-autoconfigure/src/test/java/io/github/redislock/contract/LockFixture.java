@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
+import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceClientConfigurationBuilder;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -36,10 +37,6 @@ import io.github.redislock.test.RedisServer;
  * Public, unlike most test helpers, because the tests of other packages (faults, cluster,
  * the root package) build their nodes with these fixtures too. Command timeouts are short
  * so that fault tests fail fast.
- * <p>
- * Over 300 lines because it is the one place all three topologies share: every method is
- * a few lines, most of the file is their Javadoc, and splitting it would give each
- * topology two fixtures to know instead of one.
  */
 public abstract class LockFixture implements AutoCloseable {
 
@@ -147,6 +144,25 @@ public abstract class LockFixture implements AutoCloseable {
 		LockTemplate template = template(new RedisLockEngine(factory, options));
 		closeLater(() -> servers.proxies().forEach(FaultProxy::pass));
 		return new Proxied(template, servers.proxies());
+	}
+
+	/**
+	 * A new connection factory on the topology that signs in to the Redis servers as the
+	 * given ACL user (the sentinels of a group are asked without), destroyed on
+	 * {@link #close()}.
+	 * @param username the user
+	 * @param password its password
+	 * @return the started factory
+	 */
+	public LettuceConnectionFactory connectionFactory(String username, String password) {
+		LettuceConnectionFactory factory = createConnectionFactory(
+				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT));
+		RedisConfiguration.WithAuthentication servers = (factory.getClusterConfiguration() != null)
+				? factory.getClusterConfiguration() : (factory.getSentinelConfiguration() != null)
+						? factory.getSentinelConfiguration() : factory.getStandaloneConfiguration();
+		servers.setUsername(username);
+		servers.setPassword(password);
+		return startLater(factory);
 	}
 
 	private LettuceConnectionFactory startLater(LettuceConnectionFactory factory) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -39,6 +40,13 @@ interface ReactiveLockContract extends LockContract {
 	/** A wait far longer than any test should take. */
 	Duration LONG_WAIT = Duration.ofSeconds(30);
 
+	/**
+	 * How long a critical section keeps the counter it read before writing it back, the
+	 * reactive one across an asynchronous boundary: holders that overlap lose increments
+	 * and are seen inside together.
+	 */
+	Duration WIDTH = Duration.ofMillis(1);
+
 	@Test
 	default void reactiveAndBlockingCallersOfTwoNodesExcludeEachOtherOnEveryPrimary() throws Exception {
 		List<Node> nodes = List.of(node(), node());
@@ -52,17 +60,22 @@ interface ReactiveLockContract extends LockContract {
 					for (int i = 0; i < 10; i++) {
 						node.blocking().run(request, () -> {
 							Section section = sections.enter(name, node, CurrentLock.fencingToken());
-							counter[0]++;
+							long read = counter[0];
+							LockSupport.parkNanos(WIDTH.toNanos());
+							counter[0] = read + 1;
 							sections.exit(section);
 						});
 					}
 				}));
 			}
-			Mono<Long> increment = ReactiveCurrentLock.fencingToken().map((token) -> {
+			Mono<Long> increment = ReactiveCurrentLock.fencingToken().flatMap((token) -> {
 				Section section = sections.enter(name, Thread.currentThread(), token);
-				long next = ++counter[0];
-				sections.exit(section);
-				return next;
+				long read = counter[0];
+				return Mono.delay(WIDTH).map((tick) -> {
+					counter[0] = read + 1;
+					sections.exit(section);
+					return read + 1;
+				});
 			});
 			long reactive = Flux.range(0, 40)
 				.flatMap((i) -> nodes.get(i % 2).reactive().execute(request, increment))
