@@ -16,6 +16,7 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockNotReplicatedException;
 import io.github.redislock.LockOptions;
+import io.github.redislock.engine.Acquisition.Attempt;
 
 /**
  * One attempt at a lock in Redis, by the calling thread: its kind's acquire script, then

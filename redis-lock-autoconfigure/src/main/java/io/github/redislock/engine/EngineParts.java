@@ -39,7 +39,7 @@ final class EngineParts {
 
 	private final EngineShutdown shutdown;
 
-	private final OwnerTokens tokens = new OwnerTokens();
+	private final Acquisition.OwnerTokens tokens = new Acquisition.OwnerTokens();
 
 	/** What this JVM knows of each lock it holds or waits for. */
 	private final LocalLocks locks;

@@ -44,7 +44,7 @@ final class Grants {
 	 * reentrant; {@code null} for a pending acquisition, which has none
 	 * @param sentAt when the acquire script was sent, from which the lease runs
 	 */
-	LockHold grant(Acquisition acquisition, Attempt attempt, @Nullable Thread thread, long sentAt) {
+	LockHold grant(Acquisition acquisition, Acquisition.Attempt attempt, @Nullable Thread thread, long sentAt) {
 		LockLease lease = new LockLease(acquisition.kind(), acquisition.key(), acquisition.owner(),
 				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
 		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null);

@@ -21,12 +21,12 @@ import org.jspecify.annotations.Nullable;
  * its own.
  * <ul>
  * <li><b>A hold is replaced only by what follows it.</b> A grant from Redis puts its hold
- * in place of any earlier one of its {@link HoldKey} (Redis says the earlier grant
+ * in place of any earlier one of its {@link LockHold.Key} (Redis says the earlier grant
  * ended); a hold passed from another thread replaces the hold it follows only if that is
  * still in place ({@link #passTo}); a release removes its own hold only. So a late pass
  * never takes the place of a newer grant, and a late release never removes one. Holds are
- * found by a typed {@link HoldKey}: two requests share a hold only where they share Redis
- * state.</li>
+ * found by a typed {@link LockHold.Key}: two requests share a hold only where they share
+ * Redis state.</li>
  * <li><b>One wake-up per release.</b> A release signals the first waiter not yet
  * signalled; the others sleep on, and the woken waiter's own release wakes the next. A
  * waiter that leaves holding a signal it did not use (it timed out, was interrupted or
@@ -63,7 +63,7 @@ final class LocalLock {
 	private final ChannelSubscription subscription = new ChannelSubscription();
 
 	/** Made at the first hold: a lock only waited for has none. */
-	private @Nullable Map<HoldKey, LockHold> holds;
+	private @Nullable Map<LockHold.Key, LockHold> holds;
 
 	private final WaiterLine line = new WaiterLine();
 
@@ -75,7 +75,7 @@ final class LocalLock {
 	}
 
 	/** The hold under the given key, or {@code null}. */
-	synchronized @Nullable LockHold hold(HoldKey key) {
+	synchronized @Nullable LockHold hold(LockHold.Key key) {
 		return (this.holds != null) ? this.holds.get(key) : null;
 	}
 

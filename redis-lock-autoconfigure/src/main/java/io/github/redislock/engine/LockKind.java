@@ -29,7 +29,7 @@ import io.github.redislock.LockMode;
  * of the fast path, {@link HandOver}); whether this JVM yields the lock to others after
  * releasing it ({@link #yields}); and whether waiters wait in line in Redis
  * ({@link #queues}), or else in arrival order in this JVM ({@link LocalLock});</li>
- * <li>how holds of its locks are keyed in this JVM ({@link HoldKey}), and the rules
+ * <li>how holds of its locks are keyed in this JVM ({@link LockHold.Key}), and the rules
  * between a thread's holds of one lock ({@link #holdKey}, {@link #admit}).</li>
  * </ul>
  * What concerns every kind of a name at once is here: which kind sent a release message
@@ -127,8 +127,8 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 * Try the lock once, waiting for the answer.
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
-	Attempt acquire(LockScripts scripts, Acquisition acquisition) {
-		return Attempt.of(scripts.execute(acquireCall(scripts, acquisition)));
+	Acquisition.Attempt acquire(LockScripts scripts, Acquisition acquisition) {
+		return Acquisition.Attempt.of(scripts.execute(acquireCall(scripts, acquisition)));
 	}
 
 	/**
@@ -269,15 +269,15 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/** The key of the given thread's hold of a lock of this kind among the engine's. */
-	HoldKey holdKey(String name, @Nullable Thread thread) {
-		return new HoldKey(name, HoldKey.LOCK, null);
+	LockHold.Key holdKey(String name, @Nullable Thread thread) {
+		return new LockHold.Key(name, LockHold.Key.LOCK, null);
 	}
 
 	/**
 	 * The key of a hold among the engine's holds, as {@link #holdKey(String, Thread)}.
 	 * @param ownerThread the thread that may re-enter, or {@code null} when none may
 	 */
-	HoldKey holdKey(LockLease lease, @Nullable Thread ownerThread) {
+	LockHold.Key holdKey(LockLease lease, @Nullable Thread ownerThread) {
 		return holdKey(lease.key(), ownerThread);
 	}
 

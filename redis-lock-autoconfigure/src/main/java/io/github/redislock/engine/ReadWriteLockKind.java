@@ -104,8 +104,8 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		}
 
 		@Override
-		HoldKey holdKey(String name, @Nullable Thread thread) {
-			return new HoldKey(name, HoldKey.READ, thread);
+		LockHold.Key holdKey(String name, @Nullable Thread thread) {
+			return new LockHold.Key(name, LockHold.Key.READ, thread);
 		}
 
 		/**
@@ -115,9 +115,9 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		 * them may be held at once.
 		 */
 		@Override
-		HoldKey holdKey(LockLease lease, @Nullable Thread ownerThread) {
+		LockHold.Key holdKey(LockLease lease, @Nullable Thread ownerThread) {
 			return (ownerThread != null) ? holdKey(lease.key(), ownerThread)
-					: new HoldKey(lease.key(), HoldKey.READ, lease.owner());
+					: new LockHold.Key(lease.key(), LockHold.Key.READ, lease.owner());
 		}
 
 		/**
@@ -160,8 +160,8 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		}
 
 		@Override
-		HoldKey holdKey(String name, @Nullable Thread thread) {
-			return new HoldKey(name, HoldKey.WRITE, null);
+		LockHold.Key holdKey(String name, @Nullable Thread thread) {
+			return new LockHold.Key(name, LockHold.Key.WRITE, null);
 		}
 
 		/**
