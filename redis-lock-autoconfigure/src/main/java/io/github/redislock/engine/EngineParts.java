@@ -116,7 +116,7 @@ final class EngineParts {
 
 	private Running start() {
 		LeaseEvents leaseEvents = new WakingLeaseEvents(this.locks,
-				(this.observer != null) ? new ObservedLeases(this.observer) : null);
+				(this.observer != null) ? new GuardedLockObserver.Leases(this.observer) : null);
 		LockWatchdog watchdog = new LockWatchdog(this.scripts, this.options.watchdogLease(),
 				this.options.renewInterval(), leaseEvents);
 		Grants grants = new Grants(this.locks, watchdog, this.observer);

@@ -161,10 +161,10 @@ final class LockAcquirer {
 			hold = acquire(acquisition, waitTime);
 		}
 		catch (RuntimeException ex) {
-			AcquireReports.ended(observer, key, name, context, startedAt, null, ex);
+			GuardedLockObserver.reportAcquireEnded(observer, key, name, context, startedAt, null, ex);
 			throw ex;
 		}
-		AcquireReports.ended(observer, key, name, context, startedAt, hold, null);
+		GuardedLockObserver.reportAcquireEnded(observer, key, name, context, startedAt, hold, null);
 		return hold;
 	}
 
