@@ -119,11 +119,11 @@ final class EngineParts {
 				(this.observer != null) ? new GuardedLockObserver.Leases(this.observer) : null);
 		LockWatchdog watchdog = new LockWatchdog(this.scripts, this.options.watchdogLease(),
 				this.options.renewInterval(), leaseEvents);
-		Grants grants = new Grants(this.locks, watchdog, this.observer);
 		HandOver handOver = new HandOver(this.scripts, this.locks, watchdog, leaseEvents, this.threads);
 		LockReleaser releaser = new LockReleaser(this.scripts, this.locks, watchdog, this.backgroundReleases, handOver,
 				this.threads, this.observer);
-		AcquireAttempts attempts = new AcquireAttempts(this.options, this.scripts, grants, this.backgroundReleases);
+		AcquireAttempts attempts = new AcquireAttempts(this.options, this.scripts, this.locks, watchdog, this.observer,
+				this.backgroundReleases);
 		EngineShutdown.Parts shutdownParts = new EngineShutdown.Parts(this.locks, this.subscriptions, attempts,
 				releaser, new Revocations(this.scripts, this.locks, watchdog, this.observer),
 				Duration.ofNanos(watchdog.answerDeadlineNanos()));
