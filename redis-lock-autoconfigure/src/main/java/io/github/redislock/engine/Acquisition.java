@@ -42,12 +42,6 @@ record Acquisition(LockKind kind, String key, String owner, long leaseMillis, bo
 				? Math.max(0, Math.min(LINE_LEASE_MILLIS, (this.deadlineNanos - System.nanoTime()) / 1_000_000)) : 0;
 	}
 
-	/** The same acquisition under another owner token. */
-	Acquisition withOwner(String owner) {
-		return new Acquisition(this.kind, this.key, owner, this.leaseMillis, this.renewed, this.reentrant,
-				this.deadlineNanos, this.covering, this.queues);
-	}
-
 	/** The same acquisition trying without joining its line. */
 	Acquisition withoutQueueing() {
 		return new Acquisition(this.kind, this.key, this.owner, this.leaseMillis, this.renewed, this.reentrant,

@@ -24,8 +24,6 @@ final class LockHold {
 
 	private final long acquiredAtMillis = System.currentTimeMillis();
 
-	private final long acquiredAtNanos = System.nanoTime();
-
 	private int count = 1;
 
 	/**
@@ -67,11 +65,6 @@ final class LockHold {
 
 	long acquiredAtMillis() {
 		return this.acquiredAtMillis;
-	}
-
-	/** How long this hold has lasted so far, from its grant. */
-	long heldNanos() {
-		return System.nanoTime() - this.acquiredAtNanos;
 	}
 
 	@Nullable Object observerContext() {
