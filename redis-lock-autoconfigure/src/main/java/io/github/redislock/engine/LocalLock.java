@@ -32,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  * waiter that leaves holding a signal it did not use (it timed out, was interrupted or
  * won the lock by its own try) passes it on, so a release is never swallowed. A fair
  * lock's release names the one waiter next in its queue, and a read/write lock's wakes
- * every waiter, since several readers may get in together ({@link WakeUp}).</li>
+ * every waiter, since several readers may get in together
+ * ({@link ReleaseSubscriptions.WakeUp}).</li>
  * <li><b>No barging within a JVM.</b> For kinds whose waiters take no place in line in
  * Redis ({@link Waiter#isOrderedHere()}), a thread that asks with a wait time while
  * another of this JVM holds the lock or waits for it queues behind them without asking

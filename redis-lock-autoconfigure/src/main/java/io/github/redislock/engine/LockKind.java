@@ -86,14 +86,14 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 * @param message the message as published by a release or leave script
 	 * @param ownPrefix how this JVM's owner tokens begin
 	 */
-	static WakeUp wakeUpOf(byte[] message, byte[] ownPrefix) {
+	static ReleaseSubscriptions.WakeUp wakeUpOf(byte[] message, byte[] ownPrefix) {
 		for (LockKind kind : BY_MESSAGE) {
-			WakeUp wakeUp = kind.wakeUp(message, ownPrefix);
+			ReleaseSubscriptions.WakeUp wakeUp = kind.wakeUp(message, ownPrefix);
 			if (wakeUp != null) {
 				return wakeUp;
 			}
 		}
-		return WakeUp.NOBODY;
+		return ReleaseSubscriptions.WakeUp.NOBODY;
 	}
 
 	/**
@@ -248,7 +248,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 * @param ownPrefix how this JVM's owner tokens begin
 	 * @return the wake-up, or {@code null} when the message is not of this kind
 	 */
-	abstract @Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix);
+	abstract ReleaseSubscriptions.@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix);
 
 	/**
 	 * Whether this JVM, after releasing the lock while a thread of another JVM waits for

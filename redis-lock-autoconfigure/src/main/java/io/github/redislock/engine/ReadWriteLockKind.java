@@ -6,6 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
+
 /**
  * A side of a read/write lock: many readers or one writer ({@code rw-acquire.lua},
  * {@code rw-release.lua}, {@code rw-renew.lua}, {@code rw-leave.lua}).
