@@ -66,7 +66,7 @@ final class LocalLock {
 	/** Made at the first hold: a lock only waited for has none. */
 	private @Nullable Map<LockHold.Key, LockHold> holds;
 
-	private final WaiterLine line = new WaiterLine();
+	private final Waiter.Line line = new Waiter.Line();
 
 	/** Until when ({@link System#nanoTime()}) this JVM yields the lock; 0 for not. */
 	private long yieldUntil;
