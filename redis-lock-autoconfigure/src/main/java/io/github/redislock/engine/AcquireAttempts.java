@@ -15,7 +15,9 @@ import org.springframework.core.log.LogMessage;
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockNotReplicatedException;
+import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
+import io.github.redislock.engine.Acquisition.Attempt;
 
 /**
  * One attempt at a lock in Redis, by the calling thread: its kind's acquire script, then
@@ -29,6 +31,16 @@ import io.github.redislock.LockOptions;
  * granted is given back in the background, owner-checked, so that nothing stays locked
  * for a lease. So is a grant too few replicas acknowledged, which a failover would lose.
  *
+ * <p>
+ * Grants: a grant is recorded as the hold of the thread that asked, or of none for a
+ * pending acquisition (whose grant the Redis client's thread records): its lease, its
+ * hold in {@link LocalLocks}, and its renewal by the watchdog. It takes the place of any
+ * hold of the same key: Redis granted the lock to this new owner, so an earlier hold in
+ * that place, still counted as held here, had lost its lease in Redis (Redis lost its
+ * data, or the lease ran out before this JVM noticed). Left in place, its thread would
+ * re-enter a lock held by another; it is marked lost at once, and reported as the
+ * watchdog would.
+ *
  * @author redis-lock
  */
 final class AcquireAttempts {
@@ -39,17 +51,24 @@ final class AcquireAttempts {
 
 	private final LockScripts scripts;
 
-	private final Grants grants;
+	private final LocalLocks locks;
+
+	private final LockWatchdog watchdog;
+
+	private final @Nullable LockObserver observer;
 
 	private final BackgroundReleases backgroundReleases;
 
 	/** Attempts sent whose answer has not been recorded yet. */
 	private final AtomicInteger inFlight = new AtomicInteger();
 
-	AcquireAttempts(LockOptions options, LockScripts scripts, Grants grants, BackgroundReleases backgroundReleases) {
+	AcquireAttempts(LockOptions options, LockScripts scripts, LocalLocks locks, LockWatchdog watchdog,
+			@Nullable LockObserver observer, BackgroundReleases backgroundReleases) {
 		this.options = options;
 		this.scripts = scripts;
-		this.grants = grants;
+		this.locks = locks;
+		this.watchdog = watchdog;
+		this.observer = observer;
 		this.backgroundReleases = backgroundReleases;
 	}
 
@@ -126,7 +145,47 @@ final class AcquireAttempts {
 					: attempt.holderLeaseMillis() * 1_000_000;
 			return new Outcome(null, holderLeft);
 		}
-		return new Outcome(this.grants.grant(acquisition, attempt, thread, sentAt), 0);
+		return new Outcome(grant(acquisition, attempt, thread, sentAt), 0);
+	}
+
+	/**
+	 * Record a grant as the hold of the given thread.
+	 * @param thread the thread that may re-enter the hold when the acquisition is
+	 * reentrant; {@code null} for a pending acquisition, which has none
+	 * @param sentAt when the acquire script was sent, from which the lease runs
+	 */
+	private LockHold grant(Acquisition acquisition, Attempt attempt, @Nullable Thread thread, long sentAt) {
+		LockLease lease = new LockLease(acquisition.kind(), acquisition.key(), acquisition.owner(),
+				attempt.fencingToken(), acquisition.leaseMillis(), acquisition.renewed(), sentAt);
+		LockHold hold = new LockHold(lease, attempt.fencingToken(), acquisition.reentrant() ? thread : null);
+		lease.heldBy(hold);
+		LockHold replaced = this.locks.granted(hold);
+		if (replaced != null && replaced.lease() != lease && !replaced.isReleased()) {
+			lostToGrant(replaced);
+		}
+		if (lease.isRenewed()) {
+			this.watchdog.watch(lease);
+		}
+		return hold;
+	}
+
+	private void lostToGrant(LockHold hold) {
+		LockLease lease = hold.lease();
+		this.watchdog.unwatch(lease);
+		if (lease.markLost()) {
+			if (lease.claimLossReport()) {
+				logger.warn(LogMessage.format(
+						"Lost lock '%s' (fencing token %s) while it was held: Redis granted it to another owner, so "
+								+ "its lease had ended there; work done under it is no longer exclusive. Its holder "
+								+ "finds it lost from isHeld() and at release: stop the work, and fence its writes "
+								+ "with the fencing token",
+						hold.key(), hold.fencingToken()));
+			}
+			LockObserver observer = this.observer;
+			if (observer != null) {
+				observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
+			}
+		}
 	}
 
 	private Attempt attempt(Acquisition acquisition) {

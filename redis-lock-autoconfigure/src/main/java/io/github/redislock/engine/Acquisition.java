@@ -1,7 +1,13 @@
 package io.github.redislock.engine;
 
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
- * What one acquisition asks for; the owner token is its own.
+ * What one acquisition asks for; the owner token is its own ({@link OwnerTokens}), and
+ * what Redis answered one attempt at it ({@link Attempt}).
  *
  * @param kind the kind of lock
  * @param key the lock name
@@ -36,16 +42,72 @@ record Acquisition(LockKind kind, String key, String owner, long leaseMillis, bo
 				? Math.max(0, Math.min(LINE_LEASE_MILLIS, (this.deadlineNanos - System.nanoTime()) / 1_000_000)) : 0;
 	}
 
-	/** The same acquisition under another owner token. */
-	Acquisition withOwner(String owner) {
-		return new Acquisition(this.kind, this.key, owner, this.leaseMillis, this.renewed, this.reentrant,
-				this.deadlineNanos, this.covering, this.queues);
-	}
-
 	/** The same acquisition trying without joining its line. */
 	Acquisition withoutQueueing() {
 		return new Acquisition(this.kind, this.key, this.owner, this.leaseMillis, this.renewed, this.reentrant,
 				this.deadlineNanos, this.covering, false);
+	}
+
+	/**
+	 * Outcome of one acquire script, of any lock kind: each replies {@code {1, token}} or
+	 * the bare token when granted, and {@code {0, ms}} when not.
+	 *
+	 * @param granted whether the lock was granted
+	 * @param fencingToken the token of the grant, when granted
+	 * @param holderLeaseMillis when not granted, how long the caller may sleep at most:
+	 * the holder's lease left, or less when a line ends sooner; -1 when unknown
+	 * @param replicas how many replicas acknowledged the grant, when asked
+	 */
+	record Attempt(boolean granted, long fencingToken, long holderLeaseMillis, long replicas) {
+
+		/** The attempt an acquire script's reply tells. */
+		static Attempt of(List<?> reply) {
+			if (reply.size() == 1) {
+				return granted(((Number) reply.get(0)).longValue());
+			}
+			long value = ((Number) reply.get(1)).longValue();
+			return (((Number) reply.get(0)).longValue() == 1) ? granted(value) : heldFor(value);
+		}
+
+		static Attempt granted(long fencingToken) {
+			return new Attempt(true, fencingToken, 0, 0);
+		}
+
+		static Attempt heldFor(long holderLeaseMillis) {
+			return new Attempt(false, 0, holderLeaseMillis, 0);
+		}
+
+		Attempt acknowledgedBy(long replicas) {
+			return new Attempt(this.granted, this.fencingToken, this.holderLeaseMillis, replicas);
+		}
+
+	}
+
+	/**
+	 * Owner tokens that are unique per acquisition: a random instance id, fixed for the
+	 * life of the engine, and a sequence number. A thread id would not do: two JVMs have
+	 * threads with the same id, and one thread acquires many times.
+	 */
+	static final class OwnerTokens {
+
+		private final String instanceId;
+
+		private final AtomicLong sequence = new AtomicLong();
+
+		OwnerTokens() {
+			byte[] random = new byte[8];
+			new SecureRandom().nextBytes(random);
+			this.instanceId = HexFormat.of().formatHex(random);
+		}
+
+		String instanceId() {
+			return this.instanceId;
+		}
+
+		String next() {
+			return this.instanceId + ":" + this.sequence.incrementAndGet();
+		}
+
 	}
 
 }

@@ -1,6 +1,9 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -10,9 +13,14 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.redislock.LockDiagnostics;
 import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockShutdownException;
+import io.github.redislock.LockSnapshot;
+import io.github.redislock.LockSnapshot.AwaitedLock;
+import io.github.redislock.LockSnapshot.HeldLock;
+import io.github.redislock.SubscriptionStatus;
 
 /**
  * Builds the parts of a {@link RedisLockEngine} and closes them: at once those that open
@@ -20,7 +28,8 @@ import io.github.redislock.LockShutdownException;
  * and the paths built on it) at the first acquisition, which also starts the sweep of
  * idle subscriptions and connects ahead of the next calls. So an application that creates
  * an engine and never locks connects to nothing and starts no thread, and the health,
- * metrics and shutdown that read the engine never start it.
+ * metrics and shutdown that read the engine never start it: they read its
+ * {@link Diagnostics}.
  *
  * <p>
  * The start and the shutdown take the same lock: either the engine started before its
@@ -39,7 +48,7 @@ final class EngineParts {
 
 	private final EngineShutdown shutdown;
 
-	private final OwnerTokens tokens = new OwnerTokens();
+	private final Acquisition.OwnerTokens tokens = new Acquisition.OwnerTokens();
 
 	/** What this JVM knows of each lock it holds or waits for. */
 	private final LocalLocks locks;
@@ -52,7 +61,9 @@ final class EngineParts {
 
 	private final BackgroundReleases backgroundReleases;
 
-	private final RedisLockDiagnostics diagnostics;
+	private final LockKeys keys;
+
+	private final Diagnostics diagnostics = new Diagnostics();
 
 	/** Guards {@link #running} and {@link #stopped}. */
 	private final ReentrantLock starting = new ReentrantLock();
@@ -75,6 +86,7 @@ final class EngineParts {
 		this.shutdown = shutdown;
 		LockWatchdog.warnIfRenewalRoomIsShort(options.watchdogLease(), options.renewInterval());
 		LockKeys keys = new LockKeys(options.keyPrefix());
+		this.keys = keys;
 		this.locks = new LocalLocks(keys);
 		this.threads = new EngineThreads(executor);
 		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
@@ -84,8 +96,6 @@ final class EngineParts {
 				(listener) -> messaging.subscriber(controlChannel, listener, this.threads), SUBSCRIPTION_LINGER_MILLIS,
 				this.tokens.instanceId(), this.locks);
 		this.backgroundReleases = new BackgroundReleases(this.scripts, this.locks, this.threads);
-		this.diagnostics = new RedisLockDiagnostics(this.locks, this.subscriptions, this::renewedCount,
-				this.backgroundReleases, keys);
 	}
 
 	/**
@@ -117,14 +127,14 @@ final class EngineParts {
 
 	private Running start() {
 		LeaseEvents leaseEvents = new WakingLeaseEvents(this.locks,
-				(this.observer != null) ? new ObservedLeases(this.observer) : null);
+				(this.observer != null) ? new GuardedLockObserver.Leases(this.observer) : null);
 		LockWatchdog watchdog = new LockWatchdog(this.scripts, this.options.watchdogLease(),
 				this.options.renewInterval(), leaseEvents);
-		Grants grants = new Grants(this.locks, watchdog, this.observer);
 		HandOver handOver = new HandOver(this.scripts, this.locks, watchdog, leaseEvents, this.threads);
 		LockReleaser releaser = new LockReleaser(this.scripts, this.locks, watchdog, this.backgroundReleases, handOver,
 				this.threads, this.observer);
-		AcquireAttempts attempts = new AcquireAttempts(this.options, this.scripts, grants, this.backgroundReleases);
+		AcquireAttempts attempts = new AcquireAttempts(this.options, this.scripts, this.locks, watchdog, this.observer,
+				this.backgroundReleases);
 		EngineShutdown.Parts shutdownParts = new EngineShutdown.Parts(this.locks, this.subscriptions, attempts,
 				releaser, new Revocations(this.scripts, this.locks, watchdog, this.observer),
 				Duration.ofNanos(watchdog.answerDeadlineNanos()));
@@ -172,16 +182,11 @@ final class EngineParts {
 		this.scripts.close();
 	}
 
-	private int renewedCount() {
-		Running parts = this.running;
-		return (parts != null) ? parts.watchdog().watchedCount() : 0;
-	}
-
 	LockScripts scripts() {
 		return this.scripts;
 	}
 
-	RedisLockDiagnostics diagnostics() {
+	Diagnostics diagnostics() {
 		return this.diagnostics;
 	}
 
@@ -196,6 +201,84 @@ final class EngineParts {
 	 */
 	record Running(LockWatchdog watchdog, LockAcquirer acquirer, PendingAcquisitions pending, LockReleaser releaser,
 			LeaseExtensions extensions, EngineShutdown.Parts shutdownParts) {
+	}
+
+	/**
+	 * The {@link LockDiagnostics} of a {@link RedisLockEngine}: reads the engine's holds,
+	 * watchdog and waiters when asked, and keeps nothing of its own, so that the lock
+	 * path pays nothing for it. It starts nothing: before the first acquisition the
+	 * watchdog renews no lease.
+	 */
+	final class Diagnostics implements LockDiagnostics {
+
+		@Override
+		public int heldCount() {
+			// A vacant hold (LocalHandOver) counts: this JVM holds its lock in Redis,
+			// though no thread does, so the snapshot names no holder for it.
+			return EngineParts.this.locks.holdCount();
+		}
+
+		@Override
+		public int renewedCount() {
+			Running parts = EngineParts.this.running;
+			return (parts != null) ? parts.watchdog().watchedCount() : 0;
+		}
+
+		@Override
+		public int waiterCount() {
+			return EngineParts.this.subscriptions.waiterCount();
+		}
+
+		@Override
+		public int sleepingWaiterCount() {
+			return EngineParts.this.subscriptions.sleepingWaiterCount();
+		}
+
+		@Override
+		public int subscribedChannelCount() {
+			return EngineParts.this.subscriptions.subscribedChannels();
+		}
+
+		@Override
+		public int retriedReleaseCount() {
+			return EngineParts.this.backgroundReleases.retryingCount();
+		}
+
+		@Override
+		public SubscriptionStatus subscriptionStatus() {
+			return EngineParts.this.subscriptions.status();
+		}
+
+		/**
+		 * Take a snapshot of the holds and waiters: one walk of each.
+		 */
+		@Override
+		public LockSnapshot snapshot() {
+			long now = System.nanoTime();
+			List<HeldLock> held = new ArrayList<>(EngineParts.this.locks.holdCount());
+			for (LockHold hold : EngineParts.this.locks.holds()) {
+				if (!hold.isReleased()) {
+					Thread owner = hold.ownerThread();
+					LockLease lease = hold.lease();
+					held.add(new HeldLock(hold.key(), (owner != null) ? owner.getName() : null,
+							Instant.ofEpochMilli(hold.acquiredAtMillis()),
+							Duration.ofNanos(lease.expiresAtNanos() - now), lease.isRenewed(), hold.fencingToken(),
+							lease.isLost()));
+				}
+			}
+			List<AwaitedLock> awaited = new ArrayList<>();
+			EngineParts.this.subscriptions.forEachWaited((channel, waiters) -> awaited
+				.add(new AwaitedLock(EngineParts.this.keys.nameOfReleaseChannel(channel), waiters)));
+			return new LockSnapshot(List.copyOf(held), List.copyOf(awaited));
+		}
+
+		@Override
+		public String toString() {
+			return "LockDiagnostics[held=" + heldCount() + ", renewed=" + renewedCount() + ", waiters=" + waiterCount()
+					+ ", channels=" + subscribedChannelCount() + ", retriedReleases=" + retriedReleaseCount()
+					+ ", subscription=" + subscriptionStatus() + "]";
+		}
+
 	}
 
 }

@@ -6,6 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
+
 /**
  * One holder; whoever is woken first wins ({@code acquire.lua}, {@code release.lua},
  * {@code renew.lua}).

@@ -7,6 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
+
 /**
  * One holder; waiters of every JVM queue in Redis and are served in order
  * ({@code fair-acquire.lua}, {@code fair-release.lua}, {@code fair-leave.lua},

@@ -1,17 +1,25 @@
 package io.github.redislock.engine;
 
+import java.util.concurrent.CancellationException;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.log.LogMessage;
 
+import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockObserver;
 
 /**
  * Calls an application's {@link LockObserver}, logging what it throws instead: a failing
  * metric must not leave a lock acquired but never returned, nor stop the watchdog, whose
  * scheduled task would end at its first exception.
+ *
+ * <p>
+ * It also tells an observer, in the observer's terms, what the engine finds: how an
+ * acquisition ended ({@link #reportAcquireEnded}), and what the watchdog finds about
+ * leases ({@link Leases}).
  *
  * @author redis-lock
  */
@@ -103,6 +111,78 @@ final class GuardedLockObserver implements LockObserver {
 	private void failed(String method, String key, RuntimeException ex) {
 		logger.warn(LogMessage.format("Lock observer %s failed in %s for lock '%s'; the lock operation goes on",
 				this.delegate, method, key), ex);
+	}
+
+	/**
+	 * Tell the observer how an acquisition ended, the same for a thread's acquisition and
+	 * a pending one: how it ended and how long it waited, and for a grant, the hold.
+	 * @param context what the observer returned when the acquisition started
+	 * @param startedAt when the acquisition started ({@link System#nanoTime()})
+	 * @param hold the hold granted, or {@code null}
+	 * @param failure why the acquisition failed, or {@code null}; an interrupted or
+	 * cancelled acquisition gave up as {@link AcquireOutcome#INTERRUPTED}
+	 */
+	static void reportAcquireEnded(LockObserver observer, String key, @Nullable String name, @Nullable Object context,
+			long startedAt, @Nullable LockHold hold, @Nullable Throwable failure) {
+		long waitNanos = System.nanoTime() - startedAt;
+		if (failure != null) {
+			boolean interrupted = failure instanceof LockInterruptedException
+					|| failure instanceof CancellationException;
+			observer.acquireEnded(key, context, interrupted ? AcquireOutcome.INTERRUPTED : AcquireOutcome.FAILED,
+					waitNanos, failure);
+		}
+		else if (hold == null) {
+			observer.acquireEnded(key, context, AcquireOutcome.TIMED_OUT, waitNanos, null);
+		}
+		else {
+			observer.acquireEnded(key, context, AcquireOutcome.ACQUIRED, waitNanos, null);
+			hold.observed(observer.held(key, name, hold.fencingToken(), context));
+		}
+	}
+
+	/**
+	 * Reports what the watchdog finds about leases to the engine's observer, with the
+	 * observer's context of each lease's hold, and none once its holder released it.
+	 */
+	static final class Leases implements LeaseEvents {
+
+		private final LockObserver observer;
+
+		Leases(LockObserver observer) {
+			this.observer = observer;
+		}
+
+		@Override
+		public void renewed(LockLease lease) {
+			this.observer.renewed(lease.key(), contextOf(holdOf(lease)));
+		}
+
+		@Override
+		public void renewalFailed(LockLease lease, RuntimeException ex) {
+			this.observer.renewalFailed(lease.key(), contextOf(holdOf(lease)), ex);
+		}
+
+		@Override
+		public void lost(LockLease lease) {
+			LockHold hold = holdOf(lease);
+			if (hold == null && lease.hold() != null) {
+				// Released as it was found lost: its release reports it.
+				return;
+			}
+			this.observer.lost(lease.key(), (hold != null) ? hold.fencingToken() : lease.fencingToken(),
+					contextOf(hold));
+		}
+
+		/** The lease's hold, or {@code null} once released, its holder's report ended. */
+		private @Nullable LockHold holdOf(LockLease lease) {
+			LockHold hold = lease.hold();
+			return (hold != null && !hold.isReleased()) ? hold : null;
+		}
+
+		private static @Nullable Object contextOf(@Nullable LockHold hold) {
+			return (hold != null) ? hold.observerContext() : null;
+		}
+
 	}
 
 }

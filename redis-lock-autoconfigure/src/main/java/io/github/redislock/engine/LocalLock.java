@@ -21,18 +21,19 @@ import org.jspecify.annotations.Nullable;
  * its own.
  * <ul>
  * <li><b>A hold is replaced only by what follows it.</b> A grant from Redis puts its hold
- * in place of any earlier one of its {@link HoldKey} (Redis says the earlier grant
+ * in place of any earlier one of its {@link LockHold.Key} (Redis says the earlier grant
  * ended); a hold passed from another thread replaces the hold it follows only if that is
  * still in place ({@link #passTo}); a release removes its own hold only. So a late pass
  * never takes the place of a newer grant, and a late release never removes one. Holds are
- * found by a typed {@link HoldKey}: two requests share a hold only where they share Redis
- * state.</li>
+ * found by a typed {@link LockHold.Key}: two requests share a hold only where they share
+ * Redis state.</li>
  * <li><b>One wake-up per release.</b> A release signals the first waiter not yet
  * signalled; the others sleep on, and the woken waiter's own release wakes the next. A
  * waiter that leaves holding a signal it did not use (it timed out, was interrupted or
  * won the lock by its own try) passes it on, so a release is never swallowed. A fair
  * lock's release names the one waiter next in its queue, and a read/write lock's wakes
- * every waiter, since several readers may get in together ({@link WakeUp}).</li>
+ * every waiter, since several readers may get in together
+ * ({@link ReleaseSubscriptions.WakeUp}).</li>
  * <li><b>No barging within a JVM.</b> For kinds whose waiters take no place in line in
  * Redis ({@link Waiter#isOrderedHere()}), a thread that asks with a wait time while
  * another of this JVM holds the lock or waits for it queues behind them without asking
@@ -63,9 +64,9 @@ final class LocalLock {
 	private final ChannelSubscription subscription = new ChannelSubscription();
 
 	/** Made at the first hold: a lock only waited for has none. */
-	private @Nullable Map<HoldKey, LockHold> holds;
+	private @Nullable Map<LockHold.Key, LockHold> holds;
 
-	private final WaiterLine line = new WaiterLine();
+	private final Waiter.Line line = new Waiter.Line();
 
 	/** Until when ({@link System#nanoTime()}) this JVM yields the lock; 0 for not. */
 	private long yieldUntil;
@@ -75,7 +76,7 @@ final class LocalLock {
 	}
 
 	/** The hold under the given key, or {@code null}. */
-	synchronized @Nullable LockHold hold(HoldKey key) {
+	synchronized @Nullable LockHold hold(LockHold.Key key) {
 		return (this.holds != null) ? this.holds.get(key) : null;
 	}
 

@@ -102,11 +102,6 @@ final class LocalLocks {
 		}
 	}
 
-	/** Drop the channel's entry if nothing needs it. */
-	void dropIfUnused(String channel) {
-		this.locks.computeIfPresent(channel, (name, lock) -> lock.isUnused() ? null : lock);
-	}
-
 	/** The calling thread's hold of the lock, or {@code null}. */
 	@Nullable LockHold ofThisThread(LockKind kind, String name) {
 		LocalLock lock = find(kind, name);

@@ -31,7 +31,7 @@ final class LockAcquirer {
 
 	private final LockOptions options;
 
-	private final OwnerTokens tokens;
+	private final Acquisition.OwnerTokens tokens;
 
 	private final LockScripts scripts;
 
@@ -45,7 +45,7 @@ final class LockAcquirer {
 
 	private final EngineShutdown shutdown;
 
-	LockAcquirer(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
+	LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
 			AcquireAttempts attempts, LockWaiting waiting, @Nullable LockObserver observer, EngineShutdown shutdown) {
 		this.shutdown = shutdown;
 		this.options = options;
@@ -161,10 +161,10 @@ final class LockAcquirer {
 			hold = acquire(acquisition, waitTime);
 		}
 		catch (RuntimeException ex) {
-			AcquireReports.ended(observer, key, name, context, startedAt, null, ex);
+			GuardedLockObserver.reportAcquireEnded(observer, key, name, context, startedAt, null, ex);
 			throw ex;
 		}
-		AcquireReports.ended(observer, key, name, context, startedAt, hold, null);
+		GuardedLockObserver.reportAcquireEnded(observer, key, name, context, startedAt, hold, null);
 		return hold;
 	}
 

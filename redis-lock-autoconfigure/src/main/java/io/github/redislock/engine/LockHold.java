@@ -20,11 +20,9 @@ final class LockHold {
 	/** The thread that may re-enter, or {@code null} when none may. */
 	private final @Nullable Thread ownerThread;
 
-	private final HoldKey holdKey;
+	private final Key holdKey;
 
 	private final long acquiredAtMillis = System.currentTimeMillis();
-
-	private final long acquiredAtNanos = System.nanoTime();
 
 	private int count = 1;
 
@@ -49,7 +47,7 @@ final class LockHold {
 	 * The key of this hold among the engine's holds, which its lock's kind decides:
 	 * {@link LockKind#holdKey(LockLease, Thread)}.
 	 */
-	HoldKey holdKey() {
+	Key holdKey() {
 		return this.holdKey;
 	}
 
@@ -67,11 +65,6 @@ final class LockHold {
 
 	long acquiredAtMillis() {
 		return this.acquiredAtMillis;
-	}
-
-	/** How long this hold has lasted so far, from its grant. */
-	long heldNanos() {
-		return System.nanoTime() - this.acquiredAtNanos;
 	}
 
 	@Nullable Object observerContext() {
@@ -115,6 +108,32 @@ final class LockHold {
 	/** Whether this hold was released by all its handles. */
 	synchronized boolean isReleased() {
 		return this.count == 0;
+	}
+
+	/**
+	 * Where a hold is found among its lock's holds ({@link LocalLock}): the lock's name,
+	 * the Redis state it shares, and for a shared lock the holder. A typed key rather
+	 * than a string built from the name, so that no name a user or a key template can
+	 * write, such as {@code "x (write)"}, finds the hold of another lock.
+	 *
+	 * @param name the lock's name as the caller gave it
+	 * @param state the Redis state the hold stands for: exclusive and fair locks of one
+	 * name share {@link #LOCK} on purpose, since they share their key and exclude each
+	 * other
+	 * @param holder for a shared hold, the thread that may re-enter it or, when none may,
+	 * its owner token; {@code null} for a lock with one holder at a time
+	 */
+	record Key(String name, String state, @Nullable Object holder) {
+
+		/** The state of exclusive and fair locks, which share their lock key. */
+		static final String LOCK = "lock";
+
+		/** The write side of a read/write lock. */
+		static final String WRITE = "write";
+
+		/** The read side of a read/write lock, one hold per reader. */
+		static final String READ = "read";
+
 	}
 
 }

@@ -29,7 +29,7 @@ import io.github.redislock.LockMode;
  * of the fast path, {@link HandOver}); whether this JVM yields the lock to others after
  * releasing it ({@link #yields}); and whether waiters wait in line in Redis
  * ({@link #queues}), or else in arrival order in this JVM ({@link LocalLock});</li>
- * <li>how holds of its locks are keyed in this JVM ({@link HoldKey}), and the rules
+ * <li>how holds of its locks are keyed in this JVM ({@link LockHold.Key}), and the rules
  * between a thread's holds of one lock ({@link #holdKey}, {@link #admit}).</li>
  * </ul>
  * What concerns every kind of a name at once is here: which kind sent a release message
@@ -80,14 +80,14 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 * @param message the message as published by a release or leave script
 	 * @param ownPrefix how this JVM's owner tokens begin
 	 */
-	static WakeUp wakeUpOf(byte[] message, byte[] ownPrefix) {
+	static ReleaseSubscriptions.WakeUp wakeUpOf(byte[] message, byte[] ownPrefix) {
 		for (LockKind kind : BY_MESSAGE) {
-			WakeUp wakeUp = kind.wakeUp(message, ownPrefix);
+			ReleaseSubscriptions.WakeUp wakeUp = kind.wakeUp(message, ownPrefix);
 			if (wakeUp != null) {
 				return wakeUp;
 			}
 		}
-		return WakeUp.NOBODY;
+		return ReleaseSubscriptions.WakeUp.NOBODY;
 	}
 
 	/**
@@ -121,8 +121,8 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 * Try the lock once, waiting for the answer.
 	 * @throws RuntimeException from the Redis client when Redis failed
 	 */
-	Attempt acquire(LockScripts scripts, Acquisition acquisition) {
-		return Attempt.of(scripts.execute(acquireCall(scripts, acquisition)));
+	Acquisition.Attempt acquire(LockScripts scripts, Acquisition acquisition) {
+		return Acquisition.Attempt.of(scripts.execute(acquireCall(scripts, acquisition)));
 	}
 
 	/**
@@ -229,7 +229,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 * @param ownPrefix how this JVM's owner tokens begin
 	 * @return the wake-up, or {@code null} when the message is not of this kind
 	 */
-	abstract @Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix);
+	abstract ReleaseSubscriptions.@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix);
 
 	/**
 	 * Whether this JVM, after releasing the lock while a thread of another JVM waits for
@@ -250,15 +250,15 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/** The key of the given thread's hold of a lock of this kind among the engine's. */
-	HoldKey holdKey(String name, @Nullable Thread thread) {
-		return new HoldKey(name, HoldKey.LOCK, null);
+	LockHold.Key holdKey(String name, @Nullable Thread thread) {
+		return new LockHold.Key(name, LockHold.Key.LOCK, null);
 	}
 
 	/**
 	 * The key of a hold among the engine's holds, as {@link #holdKey(String, Thread)}.
 	 * @param ownerThread the thread that may re-enter, or {@code null} when none may
 	 */
-	HoldKey holdKey(LockLease lease, @Nullable Thread ownerThread) {
+	LockHold.Key holdKey(LockLease lease, @Nullable Thread ownerThread) {
 		return holdKey(lease.key(), ownerThread);
 	}
 

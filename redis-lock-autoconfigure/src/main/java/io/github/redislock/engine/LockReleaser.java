@@ -155,9 +155,8 @@ final class LockReleaser {
 	 * background)
 	 */
 	CompletionStage<Void> releaseAsync(LockHold hold) {
-		// Counted from before the hold reads as released until its release ends, so that
-		// a
-		// shutdown that waits for holders and releases never sees neither.
+		// Counted from before the hold reads as released until its release ends, so
+		// that a shutdown that waits for holders and releases never sees neither.
 		this.releasing.incrementAndGet();
 		CompletionStage<Void> released;
 		try {

@@ -17,6 +17,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.engine.Acquisition.Attempt;
 import io.github.redislock.engine.ScriptBatches.Answer;
 import io.github.redislock.engine.ScriptBatches.PreparedCall;
 

@@ -271,8 +271,8 @@ final class PendingAcquisition {
 		}
 		LockObserver observer = this.engine.observer();
 		if (observer != null) {
-			AcquireReports.ended(observer, this.acquisition.key(), this.name, this.observerContext, this.startedAt,
-					hold, failure);
+			GuardedLockObserver.reportAcquireEnded(observer, this.acquisition.key(), this.name, this.observerContext,
+					this.startedAt, hold, failure);
 		}
 		this.engine.complete(this.result, this.handles, hold, failure);
 	}

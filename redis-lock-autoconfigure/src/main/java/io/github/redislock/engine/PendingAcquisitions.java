@@ -33,7 +33,7 @@ final class PendingAcquisitions {
 
 	private final LockOptions options;
 
-	private final OwnerTokens tokens;
+	private final Acquisition.OwnerTokens tokens;
 
 	private final LockScripts scripts;
 
@@ -51,7 +51,7 @@ final class PendingAcquisitions {
 
 	private final @Nullable LockObserver observer;
 
-	PendingAcquisitions(LockOptions options, OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
+	PendingAcquisitions(LockOptions options, Acquisition.OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
 			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
 			EngineShutdown shutdown, EngineThreads threads, @Nullable LockObserver observer) {
 		this.options = options;

@@ -6,6 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
+
 /**
  * A side of a read/write lock: many readers or one writer ({@code rw-acquire.lua},
  * {@code rw-release.lua}, {@code rw-leave.lua}; {@code renew.lua} on the holders).
@@ -101,8 +103,8 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		}
 
 		@Override
-		HoldKey holdKey(String name, @Nullable Thread thread) {
-			return new HoldKey(name, HoldKey.READ, thread);
+		LockHold.Key holdKey(String name, @Nullable Thread thread) {
+			return new LockHold.Key(name, LockHold.Key.READ, thread);
 		}
 
 		/**
@@ -112,9 +114,9 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		 * them may be held at once.
 		 */
 		@Override
-		HoldKey holdKey(LockLease lease, @Nullable Thread ownerThread) {
+		LockHold.Key holdKey(LockLease lease, @Nullable Thread ownerThread) {
 			return (ownerThread != null) ? holdKey(lease.key(), ownerThread)
-					: new HoldKey(lease.key(), HoldKey.READ, lease.owner());
+					: new LockHold.Key(lease.key(), LockHold.Key.READ, lease.owner());
 		}
 
 		/**
@@ -157,8 +159,8 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		}
 
 		@Override
-		HoldKey holdKey(String name, @Nullable Thread thread) {
-			return new HoldKey(name, HoldKey.WRITE, null);
+		LockHold.Key holdKey(String name, @Nullable Thread thread) {
+			return new LockHold.Key(name, LockHold.Key.WRITE, null);
 		}
 
 		/**

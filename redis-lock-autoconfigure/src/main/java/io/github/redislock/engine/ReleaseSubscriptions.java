@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 
@@ -222,6 +223,47 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	public void close() {
 		this.lifetime.close();
 		this.locks.byChannel().values().forEach(LocalLock::signalAll);
+	}
+
+	/**
+	 * What a release message asks of this JVM's waiters of its channel, as the lock kind
+	 * that sent it decodes it ({@link LockKind#wakeUpOf}).
+	 *
+	 * @param description what it wakes, for logs and test failures
+	 * @param waking wakes the waiters of the message's channel that it names
+	 * @param endsYield whether the message ends this JVM's yielding of the lock to other
+	 * JVMs
+	 */
+	record WakeUp(String description, Consumer<LocalLock> waking, boolean endsYield) {
+
+		/** Wakes nobody: the message is not for this JVM's waiters. */
+		static final WakeUp NOBODY = new WakeUp("nobody", (waiters) -> {
+		}, false);
+
+		/**
+		 * Wakes one waiter; another JVM released the lock, so this JVM yields it no
+		 * longer.
+		 */
+		static final WakeUp NEXT = new WakeUp("next", LocalLock::signalOne, true);
+
+		/** Wakes every waiter, since several of them may get in together. */
+		static final WakeUp ALL = new WakeUp("all", LocalLock::signalAll, false);
+
+		/** Wakes the one waiter that asks under the given owner token. */
+		static WakeUp owner(String owner) {
+			return new WakeUp("owner " + owner, (waiters) -> waiters.signalOwner(owner), false);
+		}
+
+		/** Wake the waiters of the message's channel that it names. */
+		void wake(LocalLock waiters) {
+			this.waking.accept(waiters);
+		}
+
+		@Override
+		public String toString() {
+			return this.description;
+		}
+
 	}
 
 }

@@ -93,8 +93,7 @@ final class Revocations {
 				}
 				else if (!answers.succeeded(i - first)) {
 					// Still queued in the client, which sends it again after a reconnect:
-					// one
-					// sent now would wait behind it.
+					// one sent now would wait behind it.
 					logger.warn(LogMessage.format(
 							"Redis did not answer the release of lock '%s' as the engine "
 									+ "shut down; it may still run, and the lock expires with its lease at the latest",

@@ -56,7 +56,7 @@ if state == 'h' then
 	if owner == ARGV[1] then
 		return {1, tonumber(last)}
 	end
-	-- The instance id of the caller's JVM begins its owner token, up to the last ':' (OwnerTokens).
+	-- The instance id of the caller's JVM begins its owner token, up to the last ':' (Acquisition.OwnerTokens).
 	local instance = string.match(ARGV[1], '^(.*:)')
 	if rest ~= '|c' and string.sub(owner, 1, #instance) ~= instance then
 		redis.call('set', KEYS[1], 'h|' .. owner .. '|' .. last .. '|c', 'KEEPTTL')

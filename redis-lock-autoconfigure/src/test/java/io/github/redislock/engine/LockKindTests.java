@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.LockMode;
+import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.contract.LockKeyValues;
+import io.github.redislock.engine.Acquisition.Attempt;
 import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.RedisTest;
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.github.redislock.contract.LockKeyValues;
+import io.github.redislock.engine.Acquisition.Attempt;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisServer;
@@ -297,12 +298,12 @@ class LockScriptsTests {
 
 	@Test
 	void ownerTokensAreUniqueAndShareTheInstanceId() {
-		OwnerTokens tokens = new OwnerTokens();
+		Acquisition.OwnerTokens tokens = new Acquisition.OwnerTokens();
 		String first = tokens.next();
 		String second = tokens.next();
 		assertThat(first).isNotEqualTo(second).startsWith(tokens.instanceId() + ":");
 		assertThat(second).startsWith(tokens.instanceId() + ":");
-		assertThat(new OwnerTokens().instanceId()).isNotEqualTo(tokens.instanceId());
+		assertThat(new Acquisition.OwnerTokens().instanceId()).isNotEqualTo(tokens.instanceId());
 	}
 
 	@SuppressWarnings("unchecked")

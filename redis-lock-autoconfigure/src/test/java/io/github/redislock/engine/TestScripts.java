@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.engine.Acquisition.Attempt;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
 
