@@ -126,7 +126,7 @@ final class EngineParts {
 	}
 
 	private Running start() {
-		LeaseEvents leaseEvents = new WakingLeaseEvents(this.locks,
+		LeaseEvents leaseEvents = new LeaseEvents.Waking(this.locks,
 				(this.observer != null) ? new GuardedLockObserver.Leases(this.observer) : null);
 		LockWatchdog watchdog = new LockWatchdog(this.scripts, this.options.watchdogLease(),
 				this.options.renewInterval(), leaseEvents);

@@ -39,10 +39,7 @@ final class LockReleaser {
 
 	private static final Log logger = LogFactory.getLog(LockReleaser.class);
 
-	/**
-	 * How long at most this JVM leaves a lock it released alone when other JVMs wait for
-	 * it; the first release by another JVM ends the wait sooner.
-	 */
+	/** How long at most this JVM leaves alone a lock it released while others waited. */
 	private static final long YIELD_NANOS = 50_000_000;
 
 	private final LockScripts scripts;
@@ -85,7 +82,7 @@ final class LockReleaser {
 	 */
 	void release(LockHold hold) {
 		CompletableFuture<Void> released = releaseAsync(hold).toCompletableFuture();
-		long deadline = System.nanoTime() + answerDeadlineNanos();
+		long deadline = System.nanoTime() + this.watchdog.answerDeadlineNanos();
 		boolean interrupted = false;
 		try {
 			while (true) {
@@ -121,15 +118,14 @@ final class LockReleaser {
 	}
 
 	/**
-	 * What the caller of a release that Redis did not answer by the engine's deadline is
-	 * told. The release is not sent again: it is still queued in the client, which sends
-	 * it again after a reconnect, and its answer, whenever it comes, wakes the waiters
-	 * and is reported to the observer as usual.
+	 * What the caller of a release unanswered by the engine's deadline is told. The
+	 * release is not sent again: the client still holds it, and its answer, whenever it
+	 * comes, wakes the waiters and is reported to the observer as usual.
 	 */
 	LockAccessException unanswered(LockHold hold) {
 		return new LockAccessException(hold.key(), "release",
 				new RedisCommandTimeoutException("Redis did not answer the release within "
-						+ TimeUnit.NANOSECONDS.toMillis(answerDeadlineNanos())
+						+ TimeUnit.NANOSECONDS.toMillis(this.watchdog.answerDeadlineNanos())
 						+ " ms; it may still run, and the lock expires with its lease at the latest"));
 	}
 
