@@ -66,12 +66,18 @@ final class LeastPrivilegedUser {
 
 	/**
 	 * The one command the user may not run is the engine's eviction-policy check,
-	 * {@code CONFIG GET}, which it does without.
+	 * {@code CONFIG GET}, which it does without. Redis 6.2 logs a command without its
+	 * subcommand, and counts every {@code CLIENT} subcommand as dangerous, so it also
+	 * refuses the {@code CLIENT SETINFO} with which Lettuce names itself on connecting,
+	 * and which Lettuce does without too.
 	 */
 	void assertNothingButConfigWasRefused() {
 		for (RedisServer server : this.locks.servers()) {
+			List<String> allowed = server.version().startsWith("6.") ? List.of("config", "client")
+					: List.of("config|get");
 			try (RedisCli cli = server.cli()) {
-				assertThat(refusedCommands(cli)).as("commands refused by %s", server).isSubsetOf("config|get");
+				assertThat(refusedCommands(cli)).as("commands refused by %s: %s", server, cli.command("ACL", "LOG"))
+					.isSubsetOf(allowed.toArray());
 			}
 		}
 	}
