@@ -13,9 +13,10 @@ import org.junit.jupiter.api.BeforeEach;
  * each a test interface JUnit runs as part of the class that implements it: exclusion and
  * ownership, edge cases, waiting, leases, fencing, fair locks, read/write locks, shared
  * readers, the fuzz test, the {@code java.util.concurrent} {@code Lock}, lease extensions
- * and queries, shutdown, reactive locks, and commands Lettuce sends again after a
- * reconnect. A theme per file keeps each small; one class per topology starts its cluster
- * or Sentinel group once for them all, and reports every test under the topology's name.
+ * and queries, shutdown, reactive locks, commands Lettuce sends again after a reconnect,
+ * and leases renewed in batches. A theme per file keeps each small; one class per
+ * topology starts its cluster or Sentinel group once for them all, and reports every test
+ * under the topology's name.
  * <p>
  * The suite lives in the library's test tree, not in {@code redis-lock-test-support}:
  * test-support cannot depend on the library, because the library's tests depend on
@@ -27,10 +28,10 @@ import org.junit.jupiter.api.BeforeEach;
  * through threads' stack frames. Lock names come from {@link LockFixture#names} where a
  * behaviour must be shown on every primary of a cluster.
  */
-abstract class LockContractTests
-		implements ExclusiveLockContract, LockEdgeContract, LockWaitingContract, LockLeaseContract, LockFencingContract,
-		FairLockContract, ReadWriteLockContract, SharedReaderContract, LockFuzzContract, JucLockContract,
-		LeaseExtensionContract, ShutdownContract, ReactiveLockContract, ReplayedCommandContract {
+abstract class LockContractTests implements ExclusiveLockContract, LockEdgeContract, LockWaitingContract,
+		LockLeaseContract, LockFencingContract, FairLockContract, ReadWriteLockContract, SharedReaderContract,
+		LockFuzzContract, JucLockContract, LeaseExtensionContract, ShutdownContract, ReactiveLockContract,
+		ReplayedCommandContract, BatchedRenewalContract {
 
 	private LockFixture locks;
 
