@@ -29,7 +29,7 @@ import static org.awaitility.Awaitility.await;
 class HalfMovedSlotRenewalTests {
 
 	@RegisterExtension
-	static final Topology<RedisCluster> topology = Topology.cluster();
+	static final Topology<RedisCluster, ClusterLocks> topology = Topology.cluster();
 
 	private LockFixture locks;
 

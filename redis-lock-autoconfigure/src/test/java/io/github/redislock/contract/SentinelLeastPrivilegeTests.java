@@ -15,7 +15,7 @@ import io.github.redislock.test.RedisServer;
 class SentinelLeastPrivilegeTests extends LeastPrivilegeContract {
 
 	@RegisterExtension
-	static final Topology<RedisSentinels> topology = Topology.sentinels();
+	static final Topology<RedisSentinels, SentinelLocks> topology = Topology.sentinels();
 
 	@Override
 	protected LockFixture createFixture() {

@@ -12,7 +12,7 @@ import io.github.redislock.test.RedisServer;
 class StandaloneLeastPrivilegeTests extends LeastPrivilegeContract {
 
 	@RegisterExtension
-	static final Topology<RedisServer> topology = Topology.standalone();
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	@Override
 	protected LockFixture createFixture() {
