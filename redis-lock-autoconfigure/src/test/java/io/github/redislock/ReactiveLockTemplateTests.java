@@ -14,6 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -27,10 +28,10 @@ import io.github.redislock.contract.CriticalSections.Section;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -43,8 +44,10 @@ import static org.awaitility.Awaitility.await;
  * waits time out, lost locks fail the result, and reentrancy follows the chain, not the
  * thread. Each node is an engine with a blocking and a reactive template on it.
  */
-@RedisTest
 class ReactiveLockTemplateTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Duration LONG_WAIT = Duration.ofSeconds(20);
 
@@ -68,8 +71,8 @@ class ReactiveLockTemplateTests {
 	private final Scheduler scheduler = Schedulers.newParallel("reactive-lock-tests", 4);
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
 		this.locks.flush();
 		this.cli = this.locks.cli();
 		RedisLockEngine engine = new RedisLockEngine(this.locks.connectionFactory(), LockOptions.defaults());
