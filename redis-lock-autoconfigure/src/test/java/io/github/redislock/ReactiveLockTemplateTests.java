@@ -250,15 +250,15 @@ class ReactiveLockTemplateTests {
 
 	@Test
 	void readLocksShareAndTheWriteLockExcludesThem() {
-		AtomicInteger readersInside = new AtomicInteger();
-		AtomicInteger maxReaders = new AtomicInteger();
-		AtomicBoolean writerOverlapped = new AtomicBoolean();
+		CriticalSections sections = new CriticalSections();
 		Mono<Integer> read = Mono.defer(() -> {
-			maxReaders.accumulateAndGet(readersInside.incrementAndGet(), Math::max);
-			return Mono.delay(Duration.ofMillis(100)).thenReturn(1);
-		}).doOnTerminate(readersInside::decrementAndGet);
+			Section section = sections.enterShared("catalog", this.reactive);
+			return Mono.delay(Duration.ofMillis(100)).thenReturn(1).doOnTerminate(() -> sections.exit(section));
+		});
 		Mono<Integer> write = Mono.fromCallable(() -> {
-			writerOverlapped.compareAndSet(false, readersInside.get() > 0);
+			// Token 0: this test checks exclusion, not the order of tokens.
+			Section section = sections.enter("catalog", this.reactive, 0);
+			sections.exit(section);
 			return 0;
 		});
 		LockRequest reader = LockRequest.read("catalog").waitTime(LONG_WAIT);
@@ -269,8 +269,8 @@ class ReactiveLockTemplateTests {
 			.collectList()
 			.block(LONG_WAIT);
 		assertThat(results).containsExactlyInAnyOrder(1, 1, 0, 1);
-		assertThat(maxReaders).hasValueGreaterThan(1);
-		assertThat(writerOverlapped).isFalse();
+		assertThat(sections.maxInside("catalog")).isGreaterThan(1);
+		assertThat(sections.overlaps(true)).as("the writer overlapping a reader").isEmpty();
 	}
 
 	@Test
