@@ -5,8 +5,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import io.github.redislock.CurrentLock;
 import io.github.redislock.DistributedLock;
 import io.github.redislock.LockMode;
+import io.github.redislock.contract.CriticalSections;
 
 /**
  * Beans that detect overlapping calls: a counter that only a working exclusive lock keeps
@@ -31,21 +33,17 @@ class ConcurrentServicesConfiguration {
 	 */
 	static class CounterService {
 
-		private final AtomicInteger inside = new AtomicInteger();
-
-		private final AtomicInteger overlaps = new AtomicInteger();
+		private final CriticalSections sections = new CriticalSections();
 
 		private volatile int unsafeCount;
 
 		@DistributedLock(key = "counter", waitTime = "20s")
 		public void increment() {
-			if (this.inside.incrementAndGet() > 1) {
-				this.overlaps.incrementAndGet();
-			}
+			CriticalSections.Section section = this.sections.enter("counter", this, CurrentLock.fencingToken());
 			int value = this.unsafeCount;
 			Thread.yield();
 			this.unsafeCount = value + 1;
-			this.inside.decrementAndGet();
+			this.sections.exit(section);
 		}
 
 		// Read through the proxy, so public: a CGLIB proxy has fields of its own.
@@ -54,7 +52,7 @@ class ConcurrentServicesConfiguration {
 		}
 
 		public int overlaps() {
-			return this.overlaps.get();
+			return this.sections.overlaps(true).size();
 		}
 
 	}
