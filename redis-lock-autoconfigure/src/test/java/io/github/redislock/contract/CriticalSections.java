@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
@@ -54,10 +55,14 @@ public final class CriticalSections {
 	}
 
 	/**
-	 * Called by the holder before it releases the lock.
+	 * Called by the holder before it releases the lock; a second call does nothing, so
+	 * that a publisher may exit both when it terminates and when it is cancelled.
 	 * @param section what {@link #enter} returned
 	 */
 	public void exit(Section section) {
+		if (!section.exited.compareAndSet(false, true)) {
+			return;
+		}
 		section.endNanos = System.nanoTime();
 		this.inside.get(section.key).decrementAndGet();
 		this.sections.add(section);
@@ -186,6 +191,8 @@ public final class CriticalSections {
 		private final boolean shared;
 
 		private final long startNanos;
+
+		private final AtomicBoolean exited = new AtomicBoolean();
 
 		private volatile long endNanos;
 
