@@ -59,45 +59,39 @@ class ConcurrentServicesConfiguration {
 
 	/**
 	 * Read and write methods of one read/write lock per document, each running work the
-	 * test passes in, with an overlap detector: a writer that finds anyone else inside,
-	 * or a reader that finds a writer inside, counts a violation.
+	 * test passes in, each call recorded as a critical section: a writer's section that
+	 * overlaps a reader's or another writer's counts a violation. Readers inside are
+	 * counted too, for tests that wait for them.
 	 */
 	static class DocumentService {
 
 		private final AtomicInteger readers = new AtomicInteger();
 
-		private final AtomicInteger writers = new AtomicInteger();
-
-		private final AtomicInteger violations = new AtomicInteger();
+		private volatile CriticalSections sections = new CriticalSections();
 
 		@DistributedLock(key = "doc:#id", mode = LockMode.READ, waitTime = "20s")
 		public void read(long id, Runnable work) {
+			CriticalSections sections = this.sections;
+			CriticalSections.Section section = sections.enterShared("doc:" + id, this);
 			this.readers.incrementAndGet();
-			if (this.writers.get() > 0) {
-				this.violations.incrementAndGet();
-			}
 			try {
 				work.run();
 			}
 			finally {
 				this.readers.decrementAndGet();
+				sections.exit(section);
 			}
 		}
 
 		@DistributedLock(key = "doc:#id", mode = LockMode.WRITE, waitTime = "20s")
 		public void write(long id, Runnable work) {
-			if (this.writers.incrementAndGet() > 1 || this.readers.get() > 0) {
-				this.violations.incrementAndGet();
-			}
+			CriticalSections sections = this.sections;
+			CriticalSections.Section section = sections.enter("doc:" + id, this, CurrentLock.fencingToken());
 			try {
 				work.run();
-				// Checked again on the way out: a reader let in meanwhile is inside now.
-				if (this.writers.get() > 1 || this.readers.get() > 0) {
-					this.violations.incrementAndGet();
-				}
 			}
 			finally {
-				this.writers.decrementAndGet();
+				sections.exit(section);
 			}
 		}
 
@@ -106,11 +100,11 @@ class ConcurrentServicesConfiguration {
 		}
 
 		public int violations() {
-			return this.violations.get();
+			return this.sections.overlaps(true).size();
 		}
 
 		public void resetViolations() {
-			this.violations.set(0);
+			this.sections = new CriticalSections();
 		}
 
 	}
