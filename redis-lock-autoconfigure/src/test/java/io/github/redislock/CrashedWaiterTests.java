@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -15,11 +16,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,8 +31,10 @@ import static org.awaitility.Awaitility.await;
  * only by the waiting thread, so it stops holding others up within a few seconds, not
  * after its whole wait.
  */
-@RedisTest
 class CrashedWaiterTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Duration LONG_WAIT = Duration.ofMinutes(5);
 
@@ -60,12 +63,13 @@ class CrashedWaiterTests {
 	private ExecutorService executor;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.server = server;
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.server = topology.servers();
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.node = this.locks.template();
 		this.cli = this.locks.cli();
-		this.proxy = FaultProxy.start(server.host(), server.port());
+		this.proxy = FaultProxy.start(this.server.host(), this.server.port());
 		this.cutOffFactory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()),
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());

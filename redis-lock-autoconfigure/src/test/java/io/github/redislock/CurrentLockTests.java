@@ -9,11 +9,12 @@ import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.LockSnapshot.HeldLock;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -23,8 +24,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * hand: the innermost invocation's lock on its own thread, a stack for nested ones, and
  * nothing left behind once they all returned.
  */
-@RedisTest
 class CurrentLockTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private final ExecutorService otherThread = Executors.newSingleThreadExecutor();
 
@@ -33,8 +36,9 @@ class CurrentLockTests {
 	private LockTemplate template;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.template = this.locks.template();
 	}
 

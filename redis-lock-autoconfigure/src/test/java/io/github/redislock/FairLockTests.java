@@ -15,13 +15,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,8 +33,10 @@ import static org.awaitility.Awaitility.await;
  * newcomer does not overtake the queue. Fair locks within one JVM are part of the lock's
  * contract, which every topology runs: see {@code FairLockContract}.
  */
-@RedisTest
 class FairLockTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final String KEY = "ticket";
 
@@ -66,9 +69,10 @@ class FairLockTests {
 	private final List<JavaProcess> children = new ArrayList<>();
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.server = server;
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.server = topology.servers();
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.holderNode = this.locks.template();
 		this.waiterNodes = List.of(this.locks.template(), this.locks.template());
 		this.cli = this.locks.cli();

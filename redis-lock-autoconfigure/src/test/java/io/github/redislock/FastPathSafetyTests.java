@@ -16,13 +16,15 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.LockKeyValues;
+import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -37,8 +39,10 @@ import static org.awaitility.Awaitility.await;
  * waiters of its JVM, a release given back in the background keeps the last token as the
  * fence, and locks of different kinds never share a hold.
  */
-@RedisTest
 class FastPathSafetyTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Duration LONG_WAIT = Duration.ofSeconds(20);
 
@@ -52,9 +56,11 @@ class FastPathSafetyTests {
 	private @Nullable FaultProxy proxy;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.server = server;
-		this.nodes = new TwoNodes(server, "fast-path-safety-tests");
+	void setUp() {
+		this.server = topology.servers();
+		StandaloneLocks locks = topology.fixture();
+		locks.flush();
+		this.nodes = new TwoNodes(locks, "fast-path-safety-tests");
 	}
 
 	@AfterEach

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -14,9 +15,9 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,9 +27,11 @@ import static org.awaitility.Awaitility.await;
  * returns normally, as the interface cannot say otherwise, and the loss is logged as a
  * WARN and reported to the observer, whether the watchdog found it or the release did.
  */
-@RedisTest
 @ExtendWith(OutputCaptureExtension.class)
 class LockAdapterLossTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	/** A renewal may come late by a command timeout and still be a renewal. */
 	private static final LockOptions OPTIONS = LockOptions.defaults()
@@ -43,8 +46,9 @@ class LockAdapterLossTests {
 	private RedisCli cli;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.template = this.locks.template(OPTIONS, this.observer);
 		this.cli = this.locks.cli();
 		LockFixture.warmUp(this.template);

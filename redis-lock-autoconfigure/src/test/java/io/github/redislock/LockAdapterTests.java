@@ -12,11 +12,12 @@ import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -30,8 +31,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * {@link LockAdapterLossTests}; exclusion, reentrancy and timed waits, which every
  * topology runs, in the contract's {@code JucLockContract}.
  */
-@RedisTest
 class LockAdapterTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private StandaloneLocks locks;
 
@@ -43,8 +46,9 @@ class LockAdapterTests {
 	private ExecutorService executor;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.template = this.locks.template();
 		this.otherNode = this.locks.template();
 		this.executor = LockFixture.executor("juc-lock");

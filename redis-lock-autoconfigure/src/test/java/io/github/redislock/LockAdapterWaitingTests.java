@@ -11,11 +11,12 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -27,8 +28,10 @@ import static org.awaitility.Awaitility.await;
  * known to be asleep, or to have been interrupted, through the engine's diagnostics and
  * observer.
  */
-@RedisTest
 class LockAdapterWaitingTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Duration MARGIN = Duration.ofSeconds(5);
 
@@ -43,8 +46,9 @@ class LockAdapterWaitingTests {
 	private ExecutorService executor;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.template = this.locks.template(LockOptions.defaults(), this.interrupts);
 		this.otherNode = this.locks.template();
 		this.executor = LockFixture.executor("juc-lock-waiting");

@@ -12,12 +12,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.CriticalSections;
 import io.github.redislock.contract.CriticalSections.Section;
 import io.github.redislock.contract.LockKeyValues;
+import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -28,8 +30,10 @@ import static org.awaitility.Awaitility.await;
  * their fencing order, and a node that shuts down meanwhile leaves nothing held in Redis.
  * Each test counts under the lock without atomicity and watches for overlaps.
  */
-@RedisTest
 class LockBargingTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final String KEY = "redis-lock:{hot}";
 
@@ -50,8 +54,10 @@ class LockBargingTests {
 	private final AtomicReference<String> fencingError = new AtomicReference<>();
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.nodes = new TwoNodes(server, "lock-barging-tests");
+	void setUp() {
+		StandaloneLocks locks = topology.fixture();
+		locks.flush();
+		this.nodes = new TwoNodes(locks, "lock-barging-tests");
 	}
 
 	@AfterEach

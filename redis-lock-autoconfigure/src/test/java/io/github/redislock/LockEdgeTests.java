@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -15,11 +16,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -31,8 +32,10 @@ import static org.awaitility.Awaitility.await;
  * to Redis (held up by a proxy) ends the acquisition. The other edges are part of the
  * lock's contract, which every topology runs: see {@code LockEdgeContract}.
  */
-@RedisTest
 class LockEdgeTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private RedisServer server;
 
@@ -41,9 +44,10 @@ class LockEdgeTests {
 	private RedisCli cli;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.server = server;
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.server = topology.servers();
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.cli = this.locks.cli();
 	}
 

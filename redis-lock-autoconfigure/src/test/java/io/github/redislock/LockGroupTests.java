@@ -12,14 +12,15 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.LockObserver.ReleaseOutcome;
 import io.github.redislock.contract.CommandStats;
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -29,8 +30,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * {@link LockGroup} and {@link LockOperations#lockAll}: several locks taken in order
  * within one wait budget, released together, the last taken first.
  */
-@RedisTest
 class LockGroupTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private final List<String> released = new CopyOnWriteArrayList<>();
 
@@ -43,8 +46,9 @@ class LockGroupTests {
 	private RedisCli cli;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.template = this.locks.template(LockOptions.defaults(), new LockObserver() {
 
 			@Override

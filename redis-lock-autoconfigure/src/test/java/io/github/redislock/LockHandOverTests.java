@@ -11,11 +11,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.CommandStats;
 import io.github.redislock.contract.LockKeyValues;
+import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -25,8 +27,10 @@ import static org.awaitility.Awaitility.await;
  * the waiter asking Redis for nothing, keeps fencing tokens increasing, and does not
  * starve waiters of other JVMs.
  */
-@RedisTest
 class LockHandOverTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final LockRequest LONG_WAIT = LockRequest.of("hot").waitTime(Duration.ofSeconds(20));
 
@@ -40,8 +44,10 @@ class LockHandOverTests {
 	private TwoNodes nodes;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.nodes = new TwoNodes(server, "lock-hand-over-tests");
+	void setUp() {
+		StandaloneLocks locks = topology.fixture();
+		locks.flush();
+		this.nodes = new TwoNodes(locks, "lock-hand-over-tests");
 	}
 
 	@AfterEach

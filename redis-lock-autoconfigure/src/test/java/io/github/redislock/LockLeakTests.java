@@ -5,28 +5,31 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Locking many distinct keys leaves no per-key state behind, in this JVM or in Redis.
  */
-@RedisTest
 class LockLeakTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final int KEYS = 100_000;
 
 	private static final int THREADS = 4;
 
 	@Test
-	void hundredThousandKeysLeaveNothingButExpiringTombstones(RedisServer server) throws Exception {
-		try (StandaloneLocks locks = new StandaloneLocks(server)) {
+	void hundredThousandKeysLeaveNothingButExpiringTombstones() throws Exception {
+		try (StandaloneLocks locks = topology.fixture()) {
 			LockTemplate template = locks.template();
 			RedisCli cli = locks.cli();
 			long keysBefore = cli.dbSize();

@@ -12,15 +12,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -30,9 +31,11 @@ import static org.awaitility.Awaitility.await;
  * What the engine tells its {@link LockObserver}: acquisitions, holds and their end,
  * renewals and losses, each with the context the observer gave.
  */
-@RedisTest
 @ExtendWith(OutputCaptureExtension.class)
 class LockObserverTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	/**
 	 * A renewal may come 2 s late (as late as the command timeout allows) before the
@@ -54,8 +57,9 @@ class LockObserverTests {
 	private ExecutorService executor;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.template = this.locks.template(OPTIONS, this.observer);
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();

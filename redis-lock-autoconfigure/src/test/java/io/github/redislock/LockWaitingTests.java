@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.protocol.ProtocolVersion;
@@ -17,9 +18,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -29,8 +30,10 @@ import static org.awaitility.Awaitility.await;
  * of waiting is part of the lock's contract, which every topology runs: see
  * {@code LockWaitingContract}.
  */
-@RedisTest
 class LockWaitingTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final LockRequest LONG_WAIT = LockRequest.of("order:1").waitTime(Duration.ofSeconds(20));
 
@@ -41,8 +44,9 @@ class LockWaitingTests {
 	private final ExecutorService executor = LockFixture.executor("lock-waiting-tests");
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.holderNode = this.locks.template();
 	}
 
@@ -59,7 +63,8 @@ class LockWaitingTests {
 	 * connection instead, and the waiter still wakes holding the lock.
 	 */
 	@Test
-	void waiterIsWokenByReleaseOverResp2(RedisServer server) throws Exception {
+	void waiterIsWokenByReleaseOverResp2() throws Exception {
+		RedisServer server = topology.servers();
 		LettuceConnectionFactory resp2 = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(server.host(), server.port()),
 				LettuceClientConfiguration.builder()

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -17,9 +18,9 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -31,9 +32,11 @@ import static org.awaitility.Awaitility.await;
  * observer, and to the holder at release, even through {@link Lock#unlock()}, which
  * cannot throw it.
  */
-@RedisTest
 @ExtendWith(OutputCaptureExtension.class)
 class LockWatchdogLossWarningTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	/** A renewal may come late by a command timeout and still be a renewal. */
 	private static final LockOptions OPTIONS = LockOptions.defaults()
@@ -52,8 +55,9 @@ class LockWatchdogLossWarningTests {
 	private RedisCli cli;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.template = this.locks.template(OPTIONS, this.observer);
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();

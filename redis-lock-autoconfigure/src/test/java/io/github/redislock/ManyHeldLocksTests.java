@@ -13,15 +13,16 @@ import com.sun.management.OperatingSystemMXBean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.CommandStats;
 import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,8 +33,10 @@ import static org.awaitility.Awaitility.await;
  * the time the grants took, the renewals Redis ran per second and the CPU this JVM used
  * meanwhile.
  */
-@RedisTest
 class ManyHeldLocksTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	/**
 	 * 100,000 locks renewed every 2 s need 50,000 renewals a second: well within what the
@@ -56,8 +59,9 @@ class ManyHeldLocksTests {
 	private RedisCli cli;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.cli = this.locks.cli();
 	}
 

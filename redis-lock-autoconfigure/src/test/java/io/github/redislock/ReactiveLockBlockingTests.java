@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Flux;
@@ -28,9 +29,9 @@ import reactor.core.scheduler.Schedulers;
 import io.github.redislock.contract.CriticalSections;
 import io.github.redislock.contract.CriticalSections.Section;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -47,8 +48,10 @@ import static org.awaitility.Awaitility.await;
  * of the module: it watches threads only while {@link #watching} is set, during the test,
  * so that other tests' threads are left alone.
  */
-@RedisTest
 class ReactiveLockBlockingTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Queue<BlockingOperationError> blockingCalls = new ConcurrentLinkedQueue<>();
 
@@ -95,8 +98,8 @@ class ReactiveLockBlockingTests {
 	}
 
 	@BeforeEach
-	void setUp(RedisServer server) throws Exception {
-		this.locks = new StandaloneLocks(server);
+	void setUp() throws Exception {
+		this.locks = topology.fixture();
 		this.locks.flush();
 		// 10,000 acquisitions at once put 10,000 first attempts in flight together: on a
 		// busy machine the last answers take longer than the fixtures' short timeout.

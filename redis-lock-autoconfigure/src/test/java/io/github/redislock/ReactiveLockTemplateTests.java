@@ -14,6 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -27,10 +28,10 @@ import io.github.redislock.contract.CriticalSections.Section;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.engine.RedisLockEngine;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -43,8 +44,10 @@ import static org.awaitility.Awaitility.await;
  * waits time out, lost locks fail the result, and reentrancy follows the chain, not the
  * thread. Each node is an engine with a blocking and a reactive template on it.
  */
-@RedisTest
 class ReactiveLockTemplateTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Duration LONG_WAIT = Duration.ofSeconds(20);
 
@@ -68,8 +71,8 @@ class ReactiveLockTemplateTests {
 	private final Scheduler scheduler = Schedulers.newParallel("reactive-lock-tests", 4);
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
 		this.locks.flush();
 		this.cli = this.locks.cli();
 		RedisLockEngine engine = new RedisLockEngine(this.locks.connectionFactory(), LockOptions.defaults());
@@ -247,15 +250,15 @@ class ReactiveLockTemplateTests {
 
 	@Test
 	void readLocksShareAndTheWriteLockExcludesThem() {
-		AtomicInteger readersInside = new AtomicInteger();
-		AtomicInteger maxReaders = new AtomicInteger();
-		AtomicBoolean writerOverlapped = new AtomicBoolean();
+		CriticalSections sections = new CriticalSections();
 		Mono<Integer> read = Mono.defer(() -> {
-			maxReaders.accumulateAndGet(readersInside.incrementAndGet(), Math::max);
-			return Mono.delay(Duration.ofMillis(100)).thenReturn(1);
-		}).doOnTerminate(readersInside::decrementAndGet);
+			Section section = sections.enterShared("catalog", this.reactive);
+			return Mono.delay(Duration.ofMillis(100)).thenReturn(1).doOnTerminate(() -> sections.exit(section));
+		});
 		Mono<Integer> write = Mono.fromCallable(() -> {
-			writerOverlapped.compareAndSet(false, readersInside.get() > 0);
+			// Token 0: this test checks exclusion, not the order of tokens.
+			Section section = sections.enter("catalog", this.reactive, 0);
+			sections.exit(section);
 			return 0;
 		});
 		LockRequest reader = LockRequest.read("catalog").waitTime(LONG_WAIT);
@@ -266,8 +269,8 @@ class ReactiveLockTemplateTests {
 			.collectList()
 			.block(LONG_WAIT);
 		assertThat(results).containsExactlyInAnyOrder(1, 1, 0, 1);
-		assertThat(maxReaders).hasValueGreaterThan(1);
-		assertThat(writerOverlapped).isFalse();
+		assertThat(sections.maxInside("catalog")).isGreaterThan(1);
+		assertThat(sections.overlaps(true)).as("the writer overlapping a reader").isEmpty();
 	}
 
 	@Test

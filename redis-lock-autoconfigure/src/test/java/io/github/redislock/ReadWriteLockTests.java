@@ -8,12 +8,13 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,8 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Redis. Read/write locks within one JVM are part of the lock's contract, which every
  * topology runs: see {@code ReadWriteLockContract}.
  */
-@RedisTest
 class ReadWriteLockTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final String KEY = "doc";
 
@@ -52,9 +55,10 @@ class ReadWriteLockTests {
 	private JavaProcess child;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.server = server;
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.server = topology.servers();
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.node = this.locks.template();
 		this.cli = this.locks.cli();
 	}

@@ -6,13 +6,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,9 +23,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * waits for a renewal by a deadline of its own. What is pointed out at start-up is a
  * watchdog that leaves too little of a lease when its renewal is due.
  */
-@RedisTest
 @ExtendWith(OutputCaptureExtension.class)
 class RenewalRoomCheckTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	/** What Lettuce waits for an answer when Spring Boot sets no timeout. */
 	private static final Duration LETTUCE_DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -32,8 +35,9 @@ class RenewalRoomCheckTests {
 	private StandaloneLocks locks;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 	}
 
 	@AfterEach

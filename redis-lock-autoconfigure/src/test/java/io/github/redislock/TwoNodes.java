@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
 import io.github.redislock.test.RedisCli;
-import io.github.redislock.test.RedisServer;
 
 /**
  * The set-up of tests that pass a lock between threads of one JVM while another JVM
@@ -26,14 +25,14 @@ final class TwoNodes implements AutoCloseable {
 	private final ExecutorService executor;
 
 	/**
-	 * Nodes on the server.
-	 * @param server the server
+	 * Nodes made by the fixture, which they close.
+	 * @param locks a fixture on one server
 	 * @param threadName the start of the executor's thread names, so that a test can tell
 	 * its waiters from threads that other tests left behind
 	 */
-	TwoNodes(RedisServer server, String threadName) {
+	TwoNodes(StandaloneLocks locks, String threadName) {
 		this.executor = LockFixture.executor(threadName);
-		this.locks = new StandaloneLocks(server);
+		this.locks = locks;
 		this.node = this.locks.template();
 		this.otherNode = this.locks.template();
 		this.cli = this.locks.cli();

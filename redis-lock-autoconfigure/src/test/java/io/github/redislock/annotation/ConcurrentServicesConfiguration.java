@@ -5,8 +5,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import io.github.redislock.CurrentLock;
 import io.github.redislock.DistributedLock;
 import io.github.redislock.LockMode;
+import io.github.redislock.contract.CriticalSections;
 
 /**
  * Beans that detect overlapping calls: a counter that only a working exclusive lock keeps
@@ -31,21 +33,17 @@ class ConcurrentServicesConfiguration {
 	 */
 	static class CounterService {
 
-		private final AtomicInteger inside = new AtomicInteger();
-
-		private final AtomicInteger overlaps = new AtomicInteger();
+		private final CriticalSections sections = new CriticalSections();
 
 		private volatile int unsafeCount;
 
 		@DistributedLock(key = "counter", waitTime = "20s")
 		public void increment() {
-			if (this.inside.incrementAndGet() > 1) {
-				this.overlaps.incrementAndGet();
-			}
+			CriticalSections.Section section = this.sections.enter("counter", this, CurrentLock.fencingToken());
 			int value = this.unsafeCount;
 			Thread.yield();
 			this.unsafeCount = value + 1;
-			this.inside.decrementAndGet();
+			this.sections.exit(section);
 		}
 
 		// Read through the proxy, so public: a CGLIB proxy has fields of its own.
@@ -54,52 +52,46 @@ class ConcurrentServicesConfiguration {
 		}
 
 		public int overlaps() {
-			return this.overlaps.get();
+			return this.sections.overlaps(true).size();
 		}
 
 	}
 
 	/**
 	 * Read and write methods of one read/write lock per document, each running work the
-	 * test passes in, with an overlap detector: a writer that finds anyone else inside,
-	 * or a reader that finds a writer inside, counts a violation.
+	 * test passes in, each call recorded as a critical section: a writer's section that
+	 * overlaps a reader's or another writer's counts a violation. Readers inside are
+	 * counted too, for tests that wait for them.
 	 */
 	static class DocumentService {
 
 		private final AtomicInteger readers = new AtomicInteger();
 
-		private final AtomicInteger writers = new AtomicInteger();
-
-		private final AtomicInteger violations = new AtomicInteger();
+		private volatile CriticalSections sections = new CriticalSections();
 
 		@DistributedLock(key = "doc:#id", mode = LockMode.READ, waitTime = "20s")
 		public void read(long id, Runnable work) {
+			CriticalSections sections = this.sections;
+			CriticalSections.Section section = sections.enterShared("doc:" + id, this);
 			this.readers.incrementAndGet();
-			if (this.writers.get() > 0) {
-				this.violations.incrementAndGet();
-			}
 			try {
 				work.run();
 			}
 			finally {
 				this.readers.decrementAndGet();
+				sections.exit(section);
 			}
 		}
 
 		@DistributedLock(key = "doc:#id", mode = LockMode.WRITE, waitTime = "20s")
 		public void write(long id, Runnable work) {
-			if (this.writers.incrementAndGet() > 1 || this.readers.get() > 0) {
-				this.violations.incrementAndGet();
-			}
+			CriticalSections sections = this.sections;
+			CriticalSections.Section section = sections.enter("doc:" + id, this, CurrentLock.fencingToken());
 			try {
 				work.run();
-				// Checked again on the way out: a reader let in meanwhile is inside now.
-				if (this.writers.get() > 1 || this.readers.get() > 0) {
-					this.violations.incrementAndGet();
-				}
 			}
 			finally {
-				this.writers.decrementAndGet();
+				sections.exit(section);
 			}
 		}
 
@@ -108,11 +100,11 @@ class ConcurrentServicesConfiguration {
 		}
 
 		public int violations() {
-			return this.violations.get();
+			return this.sections.overlaps(true).size();
 		}
 
 		public void resetViolations() {
-			this.violations.set(0);
+			this.sections = new CriticalSections();
 		}
 
 	}

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -16,6 +15,7 @@ import org.springframework.context.annotation.Configuration;
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
 import io.github.redislock.ReactiveCurrentLock;
+import io.github.redislock.contract.CriticalSections;
 
 /**
  * Beans with {@link DistributedLock @DistributedLock} methods that return a {@link Mono}
@@ -48,32 +48,33 @@ class ReactiveServicesConfiguration {
 	/**
 	 * The overlap detector of reactive methods: one counter per slot, incremented without
 	 * atomicity across a thread hop, which only a lock held from the method's invocation
-	 * to its publisher's end keeps exact; and per slot the number of calls inside, which
-	 * counts an overlap when it exceeds one.
+	 * to its publisher's end keeps exact; and each call's section, recorded so that
+	 * overlapping calls of one slot are found.
 	 */
 	static class ReactiveCounterService {
 
 		static final int SLOTS = 8;
 
-		private final AtomicIntegerArray inside = new AtomicIntegerArray(SLOTS);
-
 		private final AtomicIntegerArray counts = new AtomicIntegerArray(SLOTS);
 
-		private final AtomicInteger overlaps = new AtomicInteger();
+		private volatile CriticalSections sections = new CriticalSections();
 
 		@DistributedLock(key = "reactive-counter:#slot", waitTime = "20s")
 		public Mono<Integer> increment(int slot) {
-			enter(slot);
-			return unsafeIncrement(slot).doOnTerminate(() -> leave(slot)).doOnCancel(() -> leave(slot));
+			CriticalSections sections = this.sections;
+			CriticalSections.Section section = enter(sections, slot);
+			return unsafeIncrement(slot).doOnTerminate(() -> sections.exit(section))
+				.doOnCancel(() -> sections.exit(section));
 		}
 
 		@DistributedLock(key = "reactive-counter:#slot", waitTime = "20s")
 		public Flux<Integer> incrementMany(int slot, int times) {
-			enter(slot);
+			CriticalSections sections = this.sections;
+			CriticalSections.Section section = enter(sections, slot);
 			return Flux.range(0, times)
 				.concatMap((i) -> unsafeIncrement(slot))
-				.doOnTerminate(() -> leave(slot))
-				.doOnCancel(() -> leave(slot));
+				.doOnTerminate(() -> sections.exit(section))
+				.doOnCancel(() -> sections.exit(section));
 		}
 
 		/**
@@ -86,14 +87,9 @@ class ReactiveServicesConfiguration {
 			});
 		}
 
-		private void enter(int slot) {
-			if (this.inside.incrementAndGet(slot) > 1) {
-				this.overlaps.incrementAndGet();
-			}
-		}
-
-		private void leave(int slot) {
-			this.inside.decrementAndGet(slot);
+		private CriticalSections.Section enter(CriticalSections sections, int slot) {
+			// Token 0: these tests check exclusion, not the order of tokens.
+			return sections.enter("reactive-counter:" + slot, this, 0);
 		}
 
 		public int count(int slot) {
@@ -101,14 +97,14 @@ class ReactiveServicesConfiguration {
 		}
 
 		public int overlaps() {
-			return this.overlaps.get();
+			return this.sections.overlaps(true).size();
 		}
 
 		public void reset() {
 			for (int slot = 0; slot < SLOTS; slot++) {
 				this.counts.set(slot, 0);
 			}
-			this.overlaps.set(0);
+			this.sections = new CriticalSections();
 		}
 
 	}

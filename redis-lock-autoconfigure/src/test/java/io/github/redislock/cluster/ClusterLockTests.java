@@ -46,7 +46,7 @@ class ClusterLockTests {
 	private static final String PREFIX = LockOptions.DEFAULT_KEY_PREFIX;
 
 	@RegisterExtension
-	static final Topology<RedisCluster> topology = Topology.cluster();
+	static final Topology<RedisCluster, ClusterLocks> topology = Topology.cluster();
 
 	/** One lock name per primary. */
 	private static List<String> names;
@@ -68,7 +68,7 @@ class ClusterLockTests {
 
 	@BeforeEach
 	void setUp() {
-		this.locks = new ClusterLocks(topology.servers());
+		this.locks = topology.fixture();
 		this.locks.flush();
 		this.template = this.locks.template();
 		this.otherNode = this.locks.template();

@@ -73,7 +73,7 @@ class ClusterResilienceTests {
 	private static final Duration HEALTHY_TIMEOUT = Duration.ofSeconds(20);
 
 	@RegisterExtension
-	static final Topology<RedisCluster> topology = Topology.cluster();
+	static final Topology<RedisCluster, ClusterLocks> topology = Topology.cluster();
 
 	private ClusterLocks locks;
 
@@ -84,7 +84,7 @@ class ClusterResilienceTests {
 	@BeforeEach
 	void setUp() {
 		topology.servers().awaitHealthy(HEALTHY_TIMEOUT);
-		this.locks = new ClusterLocks(topology.servers());
+		this.locks = topology.fixture();
 		this.locks.flush();
 		LockOptions options = LockOptions.defaults().withWaitTime(WAIT_TIME).withWatchdog(LEASE, RENEW_INTERVAL);
 		this.nodes = List.of(this.locks.template(options), this.locks.template(options));

@@ -41,7 +41,7 @@ class ShardedSubscriptionTests {
 	private static final Duration SUBSCRIPTION_LINGER = Duration.ofSeconds(1);
 
 	@RegisterExtension
-	static final Topology<RedisCluster> topology = Topology.cluster();
+	static final Topology<RedisCluster, ClusterLocks> topology = Topology.cluster();
 
 	private ClusterLocks locks;
 
@@ -54,7 +54,7 @@ class ShardedSubscriptionTests {
 		assumeThat(Integer.parseInt(topology.servers().nodes().get(0).version().split("\\.")[0])).as("sharded pub/sub")
 			.isGreaterThanOrEqualTo(7);
 		topology.servers().awaitHealthy(HEALTHY_TIMEOUT);
-		this.locks = new ClusterLocks(topology.servers());
+		this.locks = topology.fixture();
 		this.locks.flush();
 		this.template = this.locks.template();
 		this.otherNode = this.locks.template();

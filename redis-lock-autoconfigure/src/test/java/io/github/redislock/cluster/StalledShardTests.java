@@ -61,7 +61,7 @@ class StalledShardTests {
 	private static final int LOCKS_PER_PRIMARY = 4;
 
 	@RegisterExtension
-	static final Topology<RedisCluster> topology = Topology.cluster();
+	static final Topology<RedisCluster, ClusterLocks> topology = Topology.cluster();
 
 	private ClusterLocks locks;
 
@@ -81,7 +81,7 @@ class StalledShardTests {
 
 	@BeforeEach
 	void setUp() {
-		this.locks = new ClusterLocks(topology.servers());
+		this.locks = topology.fixture();
 	}
 
 	@AfterEach

@@ -14,7 +14,7 @@ import io.github.redislock.test.RedisCluster;
 class ClusterLockContractTests extends LockContractTests {
 
 	@RegisterExtension
-	static final Topology<RedisCluster> topology = Topology.cluster();
+	static final Topology<RedisCluster, ClusterLocks> topology = Topology.cluster();
 
 	@Override
 	protected LockFixture createFixture() {

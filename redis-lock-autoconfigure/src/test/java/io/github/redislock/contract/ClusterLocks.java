@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -78,6 +80,16 @@ public final class ClusterLocks extends LockFixture {
 		return namesOnEveryPrimary(this.cluster, stem, perServer);
 	}
 
+	/**
+	 * Names in three slots, one served by each primary: a script may touch the keys of
+	 * one slot only, and locks spread over all 16,384 slots would share a call only when
+	 * more of them than that are held.
+	 */
+	@Override
+	public List<String> namesRenewedTogether(String stem, int count) {
+		return namesInSlots(this.cluster, stem, count, 3);
+	}
+
 	@Override
 	protected LettuceConnectionFactory createConnectionFactory(LettuceClientConfigurationBuilder client) {
 		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
@@ -138,6 +150,30 @@ public final class ClusterLocks extends LockFixture {
 		for (int i = 0; i < perPrimary; i++) {
 			for (List<String> ofPrimary : byPrimary.values()) {
 				names.add(ofPrimary.get(i));
+			}
+		}
+		return names;
+	}
+
+	/**
+	 * Lock names {@code stem-i} in the given number of slots, on different primaries
+	 * while there are.
+	 * @param cluster the cluster
+	 * @param stem the start of each name
+	 * @param count how many names
+	 * @param slotCount in how many slots
+	 * @return the names
+	 */
+	public static List<String> namesInSlots(RedisCluster cluster, String stem, int count, int slotCount) {
+		Set<Integer> slots = namesOnEveryPrimary(cluster, stem + "-slot", 1).stream()
+			.map(ClusterLocks::slotOf)
+			.limit(slotCount)
+			.collect(Collectors.toSet());
+		List<String> names = new ArrayList<>(count);
+		for (int i = 0; names.size() < count; i++) {
+			String name = stem + "-" + i;
+			if (slots.contains(slotOf(name))) {
+				names.add(name);
 			}
 		}
 		return names;

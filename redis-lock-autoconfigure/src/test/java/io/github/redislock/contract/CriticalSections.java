@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
@@ -15,6 +16,7 @@ import java.util.stream.Collectors;
  * holders of one lock ever overlapped. All nodes of a test live in one JVM, so one clock
  * orders every section. A gauge of the threads inside each lock catches an overlap as it
  * happens; the recorded intervals allow leaving out the grants later reported lost.
+ * Sections of readers ({@link #enterShared}) may overlap each other, never a writer's.
  */
 public final class CriticalSections {
 
@@ -32,23 +34,43 @@ public final class CriticalSections {
 	 * @return the section, to {@linkplain #exit(Section) exit}
 	 */
 	public Section enter(String key, Object node, long fencingToken) {
-		int now = this.inside.computeIfAbsent(key, (name) -> new AtomicInteger()).incrementAndGet();
-		this.maxInside.computeIfAbsent(key, (name) -> new AtomicInteger()).accumulateAndGet(now, Math::max);
-		return new Section(key, node, fencingToken, System.nanoTime());
+		return enter(key, node, fencingToken, false);
 	}
 
 	/**
-	 * Called by the holder before it releases the lock.
+	 * Called by a reader right after it was granted a read lock, which other readers may
+	 * hold at the same time.
+	 * @param key the lock name
+	 * @param node the node that holds it
+	 * @return the section, to {@linkplain #exit(Section) exit}
+	 */
+	public Section enterShared(String key, Object node) {
+		return enter(key, node, 0, true);
+	}
+
+	private Section enter(String key, Object node, long fencingToken, boolean shared) {
+		int now = this.inside.computeIfAbsent(key, (name) -> new AtomicInteger()).incrementAndGet();
+		this.maxInside.computeIfAbsent(key, (name) -> new AtomicInteger()).accumulateAndGet(now, Math::max);
+		return new Section(key, node, fencingToken, shared, System.nanoTime());
+	}
+
+	/**
+	 * Called by the holder before it releases the lock; a second call does nothing, so
+	 * that a publisher may exit both when it terminates and when it is cancelled.
 	 * @param section what {@link #enter} returned
 	 */
 	public void exit(Section section) {
+		if (!section.exited.compareAndSet(false, true)) {
+			return;
+		}
 		section.endNanos = System.nanoTime();
 		this.inside.get(section.key).decrementAndGet();
 		this.sections.add(section);
 	}
 
 	/**
-	 * How many threads were inside the lock's sections at once, at most.
+	 * How many threads were inside the lock's sections at once, at most, readers
+	 * included.
 	 * @param key the lock name
 	 * @return the maximum
 	 */
@@ -103,7 +125,8 @@ public final class CriticalSections {
 	}
 
 	/**
-	 * Pairs of sections of one lock that overlapped in time, described.
+	 * Pairs of sections of one lock that overlapped in time, other than two readers',
+	 * described.
 	 * @param includeLost whether sections whose grant was reported lost count
 	 * @return the overlapping pairs
 	 */
@@ -114,7 +137,9 @@ public final class CriticalSections {
 			for (int i = 0; i < ordered.size(); i++) {
 				Section first = ordered.get(i);
 				for (int j = i + 1; j < ordered.size() && ordered.get(j).startNanos < first.endNanos; j++) {
-					overlaps.add(first + " overlaps " + ordered.get(j));
+					if (!first.shared || !ordered.get(j).shared) {
+						overlaps.add(first + " overlaps " + ordered.get(j));
+					}
 				}
 			}
 		}
@@ -123,15 +148,17 @@ public final class CriticalSections {
 
 	/**
 	 * Sections whose fencing token was not greater than their predecessor's, in the order
-	 * the sections of each lock began, described. Sections are never reentrant; a grant
-	 * handed between threads of a node carries a token of its own too.
+	 * the exclusive sections of each lock began, described. Sections are never reentrant;
+	 * a grant handed between threads of a node carries a token of its own too.
 	 * @param includeLost whether sections whose grant was reported lost count
 	 * @return the inversions
 	 */
 	public List<String> tokenInversions(boolean includeLost) {
 		List<String> inversions = new ArrayList<>();
 		for (String key : keys()) {
-			List<Section> ordered = ofKey(key).stream().filter((section) -> includeLost || !section.lost).toList();
+			List<Section> ordered = ofKey(key).stream()
+				.filter((section) -> !section.shared && (includeLost || !section.lost))
+				.toList();
 			for (int i = 1; i < ordered.size(); i++) {
 				if (ordered.get(i).fencingToken <= ordered.get(i - 1).fencingToken) {
 					inversions.add(ordered.get(i - 1) + " then " + ordered.get(i));
@@ -161,16 +188,21 @@ public final class CriticalSections {
 
 		private final long fencingToken;
 
+		private final boolean shared;
+
 		private final long startNanos;
+
+		private final AtomicBoolean exited = new AtomicBoolean();
 
 		private volatile long endNanos;
 
 		private volatile boolean lost;
 
-		private Section(String key, Object node, long fencingToken, long startNanos) {
+		private Section(String key, Object node, long fencingToken, boolean shared, long startNanos) {
 			this.key = key;
 			this.node = node;
 			this.fencingToken = fencingToken;
+			this.shared = shared;
 			this.startNanos = startNanos;
 		}
 
@@ -181,8 +213,8 @@ public final class CriticalSections {
 
 		@Override
 		public String toString() {
-			return "[" + this.key + " token " + this.fencingToken + (this.lost ? " lost" : "") + " from "
-					+ this.startNanos + " to " + this.endNanos + "]";
+			return "[" + this.key + (this.shared ? " read" : " token " + this.fencingToken) + (this.lost ? " lost" : "")
+					+ " from " + this.startNanos + " to " + this.endNanos + "]";
 		}
 
 	}

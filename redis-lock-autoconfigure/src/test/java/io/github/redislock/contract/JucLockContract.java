@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
 import org.junit.jupiter.api.Test;
 
+import io.github.redislock.FencedLock;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
@@ -33,28 +33,26 @@ interface JucLockContract extends LockContract {
 	default void threadsOfSeveralLocksOfOneNameNeverOverlap() throws Exception {
 		LockTemplate node = locks().template();
 		LockTemplate otherNode = locks().template();
-		List<Lock> adapters = List.of(node.asLock("counter"), node.asLock("counter"), otherNode.asLock("counter"));
+		List<FencedLock> adapters = List.of(node.asLock("counter"), node.asLock("counter"),
+				otherNode.asLock("counter"));
 		int[] counter = new int[1];
-		AtomicInteger inside = new AtomicInteger();
-		AtomicInteger overlaps = new AtomicInteger();
+		CriticalSections sections = new CriticalSections();
 		int threadsPerLock = 2;
 		int increments = 40;
 		List<CompletableFuture<Void>> workers = new ArrayList<>();
-		for (Lock lock : adapters) {
+		for (FencedLock lock : adapters) {
 			for (int i = 0; i < threadsPerLock; i++) {
 				workers.add(CompletableFuture.runAsync(() -> {
 					for (int n = 0; n < increments; n++) {
 						lock.lock();
 						try {
-							if (inside.incrementAndGet() > 1) {
-								overlaps.incrementAndGet();
-							}
+							CriticalSections.Section section = sections.enter("counter", lock, lock.fencingToken());
 							// A read and a write apart, so that any overlap loses an
 							// increment.
 							int read = counter[0];
 							Thread.yield();
 							counter[0] = read + 1;
-							inside.decrementAndGet();
+							sections.exit(section);
 						}
 						finally {
 							lock.unlock();
@@ -64,7 +62,8 @@ interface JucLockContract extends LockContract {
 			}
 		}
 		CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-		assertThat(overlaps).hasValue(0);
+		assertThat(sections.maxInside("counter")).isOne();
+		assertThat(sections.overlaps(true)).isEmpty();
 		assertThat(counter[0]).isEqualTo(adapters.size() * threadsPerLock * increments);
 		assertThat(locks().diagnostics(node).heldCount()).isZero();
 		assertThat(locks().diagnostics(otherNode).heldCount()).isZero();

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.BeforeEach;
  * ownership, edge cases, waiting, leases, fencing, fair locks, read/write locks, shared
  * readers, the fuzz test, the {@code java.util.concurrent} {@code Lock}, lease extensions
  * and queries, shutdown, reactive locks, commands Lettuce sends again after a reconnect,
- * and the least-privileged Redis user. A theme per file keeps each small; one class per
- * topology starts its cluster or Sentinel group once for them all, and reports every test
- * under the topology's name.
+ * the least-privileged Redis user, and leases renewed in batches. A theme per file keeps
+ * each small; one class per topology starts its cluster or Sentinel group once for them
+ * all, and reports every test under the topology's name.
  * <p>
  * The suite lives in the library's test tree, not in {@code redis-lock-test-support}:
  * test-support cannot depend on the library, because the library's tests depend on
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 abstract class LockContractTests implements ExclusiveLockContract, LockEdgeContract, LockWaitingContract,
 		LockLeaseContract, LockFencingContract, FairLockContract, ReadWriteLockContract, SharedReaderContract,
 		LockFuzzContract, JucLockContract, LeaseExtensionContract, ShutdownContract, ReactiveLockContract,
-		ReplayedCommandContract, LeastPrivilegeContract {
+		ReplayedCommandContract, LeastPrivilegeContract, BatchedRenewalContract {
 
 	private LockFixture locks;
 

@@ -228,6 +228,22 @@ public abstract class LockFixture implements AutoCloseable {
 		return names;
 	}
 
+	/**
+	 * Lock names {@code stem-0}, {@code stem-1}, … whose leases the watchdog may renew in
+	 * one script call: any names on one server; a subclass narrows them where a call may
+	 * touch only some keys together.
+	 * @param stem the start of each name
+	 * @param count how many names
+	 * @return the names
+	 */
+	public List<String> namesRenewedTogether(String stem, int count) {
+		List<String> names = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			names.add(stem + "-" + i);
+		}
+		return names;
+	}
+
 	/** Delete every key of the topology; replicas follow their primaries. */
 	public void flush() {
 		for (RedisServer primary : primaries()) {

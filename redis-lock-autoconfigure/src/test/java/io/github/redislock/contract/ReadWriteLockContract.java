@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
@@ -97,10 +96,7 @@ interface ReadWriteLockContract extends LockContract {
 		int readsEach = 40;
 		int writersPerNode = 1;
 		int writesEach = 25;
-		AtomicInteger readersInside = new AtomicInteger();
-		AtomicInteger writersInside = new AtomicInteger();
-		AtomicInteger maxReadersInside = new AtomicInteger();
-		List<String> violations = new CopyOnWriteArrayList<>();
+		CriticalSections sections = new CriticalSections();
 		// Incremented without atomicity: only writers that exclude each other keep it
 		// exact.
 		AtomicInteger unsafeCount = new AtomicInteger();
@@ -112,13 +108,10 @@ interface ReadWriteLockContract extends LockContract {
 					start.await();
 					for (int j = 0; j < readsEach; j++) {
 						try (LockHandle handle = template.lock(LockRequest.read(KEY).waitTime(TIMEOUT))) {
-							maxReadersInside.accumulateAndGet(readersInside.incrementAndGet(), Math::max);
-							if (writersInside.get() != 0) {
-								violations.add("a reader found a writer inside");
-							}
+							CriticalSections.Section section = sections.enterShared(KEY, template);
 							// Widens the window in which other readers can join.
 							Thread.sleep(1);
-							readersInside.decrementAndGet();
+							sections.exit(section);
 						}
 					}
 					return null;
@@ -129,17 +122,11 @@ interface ReadWriteLockContract extends LockContract {
 					start.await();
 					for (int j = 0; j < writesEach; j++) {
 						try (LockHandle handle = template.lock(LockRequest.write(KEY).waitTime(TIMEOUT))) {
-							if (writersInside.incrementAndGet() != 1 || readersInside.get() != 0) {
-								violations.add("a writer found " + (writersInside.get() - 1) + " writers and "
-										+ readersInside.get() + " readers inside");
-							}
+							CriticalSections.Section section = sections.enter(KEY, template, handle.fencingToken());
 							int value = unsafeCount.get();
 							Thread.yield();
 							unsafeCount.set(value + 1);
-							if (readersInside.get() != 0) {
-								violations.add("a reader came in while a writer was inside");
-							}
-							writersInside.decrementAndGet();
+							sections.exit(section);
 						}
 					}
 					return null;
@@ -150,10 +137,10 @@ interface ReadWriteLockContract extends LockContract {
 		for (Future<?> worker : workers) {
 			worker.get(60, TimeUnit.SECONDS);
 		}
-		assertThat(violations).isEmpty();
+		assertThat(sections.overlaps(true)).as("a writer overlapping a reader or another writer").isEmpty();
 		assertThat(unsafeCount).hasValue(2 * writersPerNode * writesEach);
 		// Readers did share the lock in this run, so the writers excluded a real crowd.
-		assertThat(maxReadersInside.get()).isGreaterThanOrEqualTo(2);
+		assertThat(sections.maxInside(KEY)).isGreaterThanOrEqualTo(2);
 	}
 
 	@Test

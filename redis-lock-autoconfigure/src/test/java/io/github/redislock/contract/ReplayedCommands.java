@@ -4,13 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockHandle;
@@ -61,7 +59,7 @@ final class ReplayedCommands {
 			.isPositive();
 		AtomicBoolean running = new AtomicBoolean(true);
 		Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
-		ConcurrentHashMap<String, AtomicReference<Thread>> inside = new ConcurrentHashMap<>();
+		CriticalSections sections = new CriticalSections();
 		List<Future<?>> workers = new ArrayList<>();
 		for (int i = 0; i < THREADS; i++) {
 			String key = "key-" + (i % KEYS);
@@ -69,12 +67,9 @@ final class ReplayedCommands {
 				LockRequest request = LockRequest.of(key).mode(mode).fair(fair).waitTime(Duration.ofSeconds(15));
 				while (running.get()) {
 					try (LockHandle handle = template.lock(request)) {
-						AtomicReference<Thread> holder = inside.computeIfAbsent(key, (name) -> new AtomicReference<>());
-						if (!holder.compareAndSet(null, Thread.currentThread())) {
-							failures.add(new AssertionError("Two holders of " + key + " at once"));
-						}
+						CriticalSections.Section section = sections.enter(key, template, handle.fencingToken());
 						Thread.onSpinWait();
-						holder.set(null);
+						sections.exit(section);
 					}
 					catch (LockAccessException ex) {
 						// Redis did not answer in time: allowed, as long as nothing stays
@@ -105,6 +100,7 @@ final class ReplayedCommands {
 			worker.get(60, TimeUnit.SECONDS);
 		}
 		assertThat(failures).isEmpty();
+		assertThat(sections.overlaps(true)).as("holders of one lock at once").isEmpty();
 		for (int i = 0; i < KEYS; i++) {
 			String key = "key-" + i;
 			await().atMost(Duration.ofSeconds(10))

@@ -12,7 +12,7 @@ import io.github.redislock.test.RedisSentinels;
 class SentinelLockContractTests extends LockContractTests {
 
 	@RegisterExtension
-	static final Topology<RedisSentinels> topology = Topology.sentinels();
+	static final Topology<RedisSentinels, SentinelLocks> topology = Topology.sentinels();
 
 	@Override
 	protected LockFixture createFixture() {

@@ -10,7 +10,7 @@ import io.github.redislock.test.RedisServer;
 class StandaloneLockContractTests extends LockContractTests {
 
 	@RegisterExtension
-	static final Topology<RedisServer> topology = Topology.standalone();
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	@Override
 	protected LockFixture createFixture() {

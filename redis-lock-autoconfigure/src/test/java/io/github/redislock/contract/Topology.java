@@ -16,19 +16,21 @@ import io.github.redislock.test.RedisServer;
  * after its last, and the lock fixtures on them: the one way a test class whose tests
  * share a topology of its own sets it up (a test that breaks its servers starts its own).
  * Registered as a static extension:
- * {@code @RegisterExtension static final Topology<RedisCluster> topology = Topology.cluster();}
+ * {@code @RegisterExtension static final Topology<RedisCluster, ClusterLocks> topology = Topology.cluster();}
  *
  * @param <S> the servers: one server, a cluster, or a group under sentinels
+ * @param <F> the lock fixtures on them
  */
-public final class Topology<S extends AutoCloseable> implements BeforeAllCallback, AfterAllCallback {
+public final class Topology<S extends AutoCloseable, F extends LockFixture>
+		implements BeforeAllCallback, AfterAllCallback {
 
 	private final Supplier<S> start;
 
-	private final Function<S, LockFixture> fixture;
+	private final Function<S, F> fixture;
 
 	private S servers;
 
-	private Topology(Supplier<S> start, Function<S, LockFixture> fixture) {
+	private Topology(Supplier<S> start, Function<S, F> fixture) {
 		this.start = start;
 		this.fixture = fixture;
 	}
@@ -37,7 +39,7 @@ public final class Topology<S extends AutoCloseable> implements BeforeAllCallbac
 	 * One Redis server of the class's own.
 	 * @return the topology
 	 */
-	public static Topology<RedisServer> standalone() {
+	public static Topology<RedisServer, StandaloneLocks> standalone() {
 		return new Topology<>(RedisServer::start, StandaloneLocks::new);
 	}
 
@@ -45,7 +47,7 @@ public final class Topology<S extends AutoCloseable> implements BeforeAllCallbac
 	 * A Redis Cluster of the class's own.
 	 * @return the topology
 	 */
-	public static Topology<RedisCluster> cluster() {
+	public static Topology<RedisCluster, ClusterLocks> cluster() {
 		return new Topology<>(RedisCluster::start, ClusterLocks::new);
 	}
 
@@ -53,7 +55,7 @@ public final class Topology<S extends AutoCloseable> implements BeforeAllCallbac
 	 * A primary, its replicas and their sentinels, of the class's own.
 	 * @return the topology
 	 */
-	public static Topology<RedisSentinels> sentinels() {
+	public static Topology<RedisSentinels, SentinelLocks> sentinels() {
 		return new Topology<>(RedisSentinels::start, SentinelLocks::new);
 	}
 
@@ -72,7 +74,7 @@ public final class Topology<S extends AutoCloseable> implements BeforeAllCallbac
 	 * A new lock fixture on the servers; the caller closes it.
 	 * @return the fixture
 	 */
-	public LockFixture fixture() {
+	public F fixture() {
 		return this.fixture.apply(servers());
 	}
 

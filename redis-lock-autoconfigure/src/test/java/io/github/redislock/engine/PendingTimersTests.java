@@ -3,6 +3,7 @@ package io.github.redislock.engine;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -10,8 +11,8 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.LockRequest;
 import io.github.redislock.ReactiveLockTemplate;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,16 +21,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * arms a timer for each sleep and cancels it when woken, and a cancelled timer must not
  * stay queued (with the acquisition, its handle and its lease) until its time.
  */
-@RedisTest
 class PendingTimersTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final int ACQUISITIONS = 100_000;
 
 	private static final int IN_FLIGHT = 64;
 
 	@Test
-	void cancelledTimersOfReactiveAcquisitionsLeaveTheQueue(RedisServer server) throws Exception {
-		try (StandaloneLocks locks = new StandaloneLocks(server)) {
+	void cancelledTimersOfReactiveAcquisitionsLeaveTheQueue() throws Exception {
+		try (StandaloneLocks locks = topology.fixture()) {
 			RedisLockEngine engine = new RedisLockEngine(locks.connectionFactory(), LockOptions.defaults());
 			try {
 				ReactiveLockTemplate reactive = new ReactiveLockTemplate(engine);

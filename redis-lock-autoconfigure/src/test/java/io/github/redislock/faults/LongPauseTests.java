@@ -5,6 +5,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
@@ -12,10 +13,10 @@ import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -25,8 +26,10 @@ import static org.awaitility.Awaitility.await;
  * with a greater fencing token meanwhile, and the first, once resumed, learns that its
  * lock was lost and that its token is older than the latest grant.
  */
-@RedisTest
 class LongPauseTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Duration LEASE = Duration.ofSeconds(2);
 
@@ -41,12 +44,13 @@ class LongPauseTests {
 	 * token, and a release that says the lock was lost.
 	 */
 	@Test
-	void holderPausedPastItsLeaseLearnsOnResumeThatItLostTheLockToAGreaterToken(RedisServer server) throws Exception {
+	void holderPausedPastItsLeaseLearnsOnResumeThatItLostTheLockToAGreaterToken() throws Exception {
+		RedisServer server = topology.servers();
 		String key = "redis-lock:{nightly}";
 		try (JavaProcess holder = JavaProcess.start(PausedHolderNode.class, server.host(),
 				Integer.toString(server.port()), "nightly", Long.toString(LEASE.toMillis()),
 				Long.toString(RENEW_INTERVAL.toMillis()));
-				StandaloneLocks locks = new StandaloneLocks(server);
+				StandaloneLocks locks = topology.fixture();
 				RedisCli cli = server.cli()) {
 			holder.awaitOutput("HELD", Duration.ofSeconds(30));
 			long holderToken = number(holder.output(), "TOKEN");

@@ -16,6 +16,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.LockAccessException;
 import io.github.redislock.LockException;
@@ -29,10 +30,10 @@ import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -44,8 +45,10 @@ import static org.awaitility.Awaitility.await;
  * a waiter cut off fails in bounded time and leaves nothing behind; a connection reset
  * during an acquisition never leaves a lock that its client does not know it holds.
  */
-@RedisTest
 class NetworkFaultTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Duration COMMAND_TIMEOUT = LockFixture.COMMAND_TIMEOUT;
 
@@ -68,12 +71,13 @@ class NetworkFaultTests {
 	private ExecutorService executor;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.server = server;
-		this.proxy = FaultProxy.start(server.host(), server.port());
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.server = topology.servers();
+		this.proxy = FaultProxy.start(this.server.host(), this.server.port());
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.observer = new CountingObserver();
-		this.cli = server.cli();
+		this.cli = this.server.cli();
 		this.executor = Executors.newCachedThreadPool();
 	}
 

@@ -5,6 +5,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -15,11 +16,11 @@ import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.fencing.FencedRedisTemplate;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,8 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * printed {@code HELD}, the successor's lock is granted only after the holder's lease ran
  * out, and the holder writes only once the successor set the go key and resumed it.
  */
-@RedisTest
 class StaleWriteTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Duration LEASE = Duration.ofSeconds(1);
 
@@ -47,8 +50,8 @@ class StaleWriteTests {
 	private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(10);
 
 	@Test
-	void pausedHolderWithoutFencingOverwritesTheSuccessorsWrite(RedisServer server) throws Exception {
-		Outcome outcome = run(server, "stale-plain", false);
+	void pausedHolderWithoutFencingOverwritesTheSuccessorsWrite() throws Exception {
+		Outcome outcome = run("stale-plain", false);
 		assertThat(outcome.holderOutput()).contains("WROTE").doesNotContain("STALE");
 		// The damage: the successor's write is gone, and the holder learns of its lost
 		// lock only when it releases, after it wrote
@@ -57,23 +60,22 @@ class StaleWriteTests {
 	}
 
 	@Test
-	void pausedHolderWithFencedWritesIsRefusedAndLeavesTheSuccessorsWrite(RedisServer server) throws Exception {
-		Outcome outcome = run(server, "stale-fenced", true);
+	void pausedHolderWithFencedWritesIsRefusedAndLeavesTheSuccessorsWrite() throws Exception {
+		Outcome outcome = run("stale-fenced", true);
 		assertThat(outcome.holderOutput()).contains("STALE " + outcome.holderToken() + " " + outcome.successorToken())
 			.doesNotContain("WROTE");
 		assertThat(outcome.value()).isEqualTo("B");
 		assertThat(number(outcome.holderOutput(), "LOST")).isEqualTo(outcome.holderToken());
 	}
 
-	private Outcome run(RedisServer server, String name, boolean fenced) throws Exception {
+	private Outcome run(String name, boolean fenced) throws Exception {
+		RedisServer server = topology.servers();
 		String resource = name + ":resource";
 		String go = name + ":go";
 		LettuceConnectionFactory factory = StandaloneLocks.connectionFactory(server, LockFixture.COMMAND_TIMEOUT);
 		try (JavaProcess holder = JavaProcess.start(StaleWriterNode.class, server.host(),
 				Integer.toString(server.port()), name, resource, go, Long.toString(LEASE.toMillis()),
-				fenced ? "fenced" : "plain");
-				StandaloneLocks locks = new StandaloneLocks(server);
-				RedisCli cli = server.cli()) {
+				fenced ? "fenced" : "plain"); StandaloneLocks locks = topology.fixture(); RedisCli cli = server.cli()) {
 			FencedRedisTemplate fencedRedis = new FencedRedisTemplate(factory);
 			LockTemplate successorNode = locks.template(server.host(), server.port(), LockOptions.defaults(),
 					new CountingObserver());

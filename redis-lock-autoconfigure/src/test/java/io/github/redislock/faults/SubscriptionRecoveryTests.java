@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockOptions;
@@ -19,10 +20,10 @@ import io.github.redislock.SubscriptionStatus;
 import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.FaultProxy;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -35,8 +36,10 @@ import static org.awaitility.Awaitility.await;
  * so the engine drops the connection, and must then subscribe again every channel that
  * still has waiters.
  */
-@RedisTest
 class SubscriptionRecoveryTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final Duration COMMAND_TIMEOUT = LockFixture.COMMAND_TIMEOUT;
 
@@ -65,11 +68,12 @@ class SubscriptionRecoveryTests {
 	private ExecutorService executor;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.server = server;
-		this.proxy = FaultProxy.start(server.host(), server.port());
-		this.locks = new StandaloneLocks(server);
-		this.cli = server.cli();
+	void setUp() {
+		this.server = topology.servers();
+		this.proxy = FaultProxy.start(this.server.host(), this.server.port());
+		this.locks = topology.fixture();
+		this.locks.flush();
+		this.cli = this.server.cli();
 		this.executor = Executors.newCachedThreadPool();
 	}
 

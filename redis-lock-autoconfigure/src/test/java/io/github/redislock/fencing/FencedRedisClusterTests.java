@@ -16,6 +16,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.redislock.contract.ClusterLocks;
 import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisCluster;
@@ -30,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FencedRedisClusterTests extends FencedRedisContract {
 
 	@RegisterExtension
-	static final Topology<RedisCluster> topology = Topology.cluster();
+	static final Topology<RedisCluster, ClusterLocks> topology = Topology.cluster();
 
 	private static List<String> keys;
 

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.FencedLock;
 import io.github.redislock.LockHandle;
@@ -19,9 +20,9 @@ import io.github.redislock.LockRequest;
 import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -33,8 +34,10 @@ import static org.awaitility.Awaitility.await;
  * {@code Lock} per key, excluding another JVM's, and the interface's own
  * {@code executeLocked} methods on top of it.
  */
-@RedisTest
 class DistributedLockRegistryTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private StandaloneLocks locks;
 
@@ -48,8 +51,9 @@ class DistributedLockRegistryTests {
 	private ExecutorService executor;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.template = this.locks.template();
 		this.registry = new DistributedLockRegistry(this.template);
 		this.otherNode = this.locks.template();

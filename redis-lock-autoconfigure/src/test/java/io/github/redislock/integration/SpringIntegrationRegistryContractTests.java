@@ -10,6 +10,7 @@ import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
@@ -22,9 +23,9 @@ import io.github.redislock.LockTemplate;
 import io.github.redislock.contract.CountingObserver;
 import io.github.redislock.contract.LockFixture;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -39,8 +40,10 @@ import static org.awaitility.Awaitility.await;
  * {@link DistributedLock}) as an application that injects a {@code LockRegistry} would;
  * "another registry" is one on an engine and connections of its own, as another JVM's.
  */
-@RedisTest
 class SpringIntegrationRegistryContractTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	/**
 	 * A lease that a renewal every third of it keeps, also on a loaded machine: the
@@ -73,8 +76,9 @@ class SpringIntegrationRegistryContractTests {
 	private ExecutorService executor;
 
 	@BeforeEach
-	void setUp(RedisServer server) {
-		this.locks = new StandaloneLocks(server);
+	void setUp() {
+		this.locks = topology.fixture();
+		this.locks.flush();
 		this.cli = this.locks.cli();
 		this.template = this.locks.template(QUICK_WATCHDOG, this.observer);
 		LockFixture.warmUp(this.template);

@@ -6,12 +6,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -29,82 +26,49 @@ import static org.awaitility.Awaitility.await;
  * a cluster), not one per lease, and each lease of a chunk still has its own outcome: the
  * held ones are renewed, the ones taken over or expired in Redis are lost. What is
  * asserted is the chunking, leases renewed per call, never how fast: that is for the
- * benchmarks. Subclasses supply the topology, and lock names that share few groups (on a
- * cluster, few slots: names in different slots cannot share a call).
+ * benchmarks. Lock names come from {@link LockFixture#namesRenewedTogether}: any names on
+ * one server, names of a few slots on a cluster (names in different slots cannot share a
+ * call).
  */
-abstract class BatchedRenewalTests {
+interface BatchedRenewalContract extends LockContract {
 
 	/** Many held locks: 50 chunks of 100, against 5,000 calls a renewal each. */
-	static final int MANY = 5000;
+	int MANY = 5000;
 
 	/**
 	 * Leases renewed per call at least, on average, for a run to count as batched: a
 	 * quarter of a chunk, since leases falling due apart make smaller ones.
 	 */
-	static final int BATCHED = 25;
+	int BATCHED = 25;
 
-	static final Duration LEASE = Duration.ofMillis(3000);
+	/** The lease of these tests' locks. */
+	Duration LEASE = Duration.ofMillis(3000);
 
 	/**
 	 * Short enough for several renewals within a test, long enough for a busy machine.
 	 */
-	static final Duration RENEW_INTERVAL = Duration.ofMillis(750);
+	Duration RENEW_INTERVAL = Duration.ofMillis(750);
 
-	private static final Duration MARGIN = Duration.ofSeconds(2);
-
-	private LockFixture locks;
-
-	@BeforeEach
-	void createFixture() {
-		this.locks = fixture();
-	}
-
-	@AfterEach
-	void closeFixture() throws Exception {
-		this.locks.close();
-	}
-
-	/**
-	 * The fixture of this test.
-	 * @return the fixture
-	 */
-	protected LockFixture locks() {
-		return this.locks;
-	}
-
-	/**
-	 * A fixture on the topology under test, closed after each test.
-	 * @return the fixture
-	 */
-	protected abstract LockFixture fixture();
-
-	/**
-	 * Lock names that the watchdog may renew together: any on one server, names of a few
-	 * slots on a cluster.
-	 * @param stem the start of each name
-	 * @param count how many
-	 * @return the names
-	 */
-	protected abstract List<String> names(String stem, int count);
+	/** What a busy machine may add to a renewal's time. */
+	Duration RENEWAL_MARGIN = Duration.ofSeconds(2);
 
 	@Test
-	void manyHeldLocksAreRenewedInChunksAndNoneIsLost() throws Exception {
+	default void manyHeldLocksAreRenewedInChunksAndNoneIsLost() throws Exception {
 		CountingObserver observer = new CountingObserver();
-		LockTemplate template = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL),
-				observer);
-		List<String> names = names("held", MANY);
+		LockTemplate template = locks().template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL), observer);
+		List<String> names = locks().namesRenewedTogether("held", MANY);
 		List<LockHandle> handles = acquireAll(template, names);
-		Map<String, Long> before = this.locks.commandCalls();
+		Map<String, Long> before = locks().commandCalls();
 		long renewalsBefore = renewals(observer, names);
 		// Past a whole lease: a lock not renewed in Redis would have expired by then.
 		Duration held = LEASE.plus(RENEW_INTERVAL);
 		await().during(held)
-			.atMost(held.plus(MARGIN))
+			.atMost(held.plus(RENEWAL_MARGIN))
 			.pollInterval(Duration.ofMillis(250))
 			.until(() -> handles.stream().allMatch(LockHandle::isHeld));
-		long calls = CommandStats.scriptCalls(this.locks.commandCalls()) - CommandStats.scriptCalls(before);
+		long calls = CommandStats.scriptCalls(locks().commandCalls()) - CommandStats.scriptCalls(before);
 		long renewed = renewals(observer, names) - renewalsBefore;
-		StringRedisTemplate data = this.locks.data();
+		StringRedisTemplate data = locks().data();
 		for (int i = 0; i < names.size(); i++) {
 			String name = names.get(i);
 			assertThat(observer.renewals(name)).as("renewals of " + name).isGreaterThanOrEqualTo(3);
@@ -121,16 +85,15 @@ abstract class BatchedRenewalTests {
 	}
 
 	@Test
-	void aChunkOfOwnedAndStolenLocksRenewsTheOwnedAndLosesTheStolen() throws Exception {
+	default void aChunkOfOwnedAndStolenLocksRenewsTheOwnedAndLosesTheStolen() throws Exception {
 		CountingObserver observer = new CountingObserver();
-		LockTemplate template = this.locks.template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL),
-				observer);
-		List<String> names = names("mixed", 90);
+		LockTemplate template = locks().template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL), observer);
+		List<String> names = locks().namesRenewedTogether("mixed", 90);
 		List<LockHandle> handles = new ArrayList<>();
 		for (int i = 0; i < names.size(); i++) {
 			handles.add(template.lock(request(names.get(i), i)));
 		}
-		StringRedisTemplate data = this.locks.data();
+		StringRedisTemplate data = locks().data();
 		// A third of the locks of each kind taken away in Redis: exclusive ones taken
 		// over by another owner, with no expiry (one overwritten by a hash); fair ones
 		// expired; readers' leases ended.
@@ -166,12 +129,12 @@ abstract class BatchedRenewalTests {
 				}
 			}
 		}
-		Map<String, Long> before = this.locks.commandCalls();
+		Map<String, Long> before = locks().commandCalls();
 		long renewalsBefore = renewals(observer, names);
-		await().atMost(RENEW_INTERVAL.multipliedBy(2).plus(MARGIN))
+		await().atMost(RENEW_INTERVAL.multipliedBy(2).plus(RENEWAL_MARGIN))
 			.until(() -> stolen.stream().allMatch((name) -> observer.losses(name) == 1));
 		Duration held = LEASE.plus(RENEW_INTERVAL);
-		await().during(held).atMost(held.plus(MARGIN)).until(() -> {
+		await().during(held).atMost(held.plus(RENEWAL_MARGIN)).until(() -> {
 			for (int i = 0; i < names.size(); i++) {
 				if (handles.get(i).isHeld() == stolen.contains(names.get(i))) {
 					return false;
@@ -179,7 +142,7 @@ abstract class BatchedRenewalTests {
 			}
 			return true;
 		});
-		long calls = CommandStats.scriptCalls(this.locks.commandCalls()) - CommandStats.scriptCalls(before);
+		long calls = CommandStats.scriptCalls(locks().commandCalls()) - CommandStats.scriptCalls(before);
 		long renewed = renewals(observer, names) - renewalsBefore;
 		for (int i = 0; i < names.size(); i++) {
 			String name = names.get(i);
@@ -221,30 +184,25 @@ abstract class BatchedRenewalTests {
 		return LockFixture.lockKey(name) + ":rw";
 	}
 
-	private static List<LockHandle> acquireAll(LockTemplate template, List<String> names) throws Exception {
-		ExecutorService executor = LockFixture.executor("acquiring");
-		try {
-			List<Future<List<LockHandle>>> acquiring = new ArrayList<>();
-			int threads = 16;
-			for (int thread = 0; thread < threads; thread++) {
-				int first = thread;
-				acquiring.add(executor.submit(() -> {
-					List<LockHandle> acquired = new ArrayList<>();
-					for (int i = first; i < names.size(); i += threads) {
-						acquired.add(template.lock(names.get(i)));
-					}
-					return acquired;
-				}));
-			}
-			List<LockHandle> handles = new ArrayList<>();
-			for (Future<List<LockHandle>> future : acquiring) {
-				handles.addAll(future.get(60, TimeUnit.SECONDS));
-			}
-			return handles;
+	/** Acquires the locks from 16 threads of the test's executor. */
+	private List<LockHandle> acquireAll(LockTemplate template, List<String> names) throws Exception {
+		List<Future<List<LockHandle>>> acquiring = new ArrayList<>();
+		int threads = 16;
+		for (int thread = 0; thread < threads; thread++) {
+			int first = thread;
+			acquiring.add(executor().submit(() -> {
+				List<LockHandle> acquired = new ArrayList<>();
+				for (int i = first; i < names.size(); i += threads) {
+					acquired.add(template.lock(names.get(i)));
+				}
+				return acquired;
+			}));
 		}
-		finally {
-			executor.shutdownNow();
+		List<LockHandle> handles = new ArrayList<>();
+		for (Future<List<LockHandle>> future : acquiring) {
+			handles.addAll(future.get(60, TimeUnit.SECONDS));
 		}
+		return handles;
 	}
 
 }

@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,31 +22,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Renewals in chunks ({@link BatchedRenewalTests}) on a Redis Cluster of three primaries
- * and three replicas. A script may only touch the keys of one slot, and each lock name is
- * a slot's hash tag, so the names are chosen in a few slots, one on each primary: locks
- * spread over all 16,384 slots share a call only when more of them than that are held.
+ * Renewals in chunks ({@link BatchedRenewalContract}) while a slot is half moved between
+ * two primaries of a Redis Cluster, which only a cluster has: the test moves one slot of
+ * the class's cluster and puts it back whole after.
  */
-class ClusterBatchedRenewalTests extends BatchedRenewalTests {
+class HalfMovedSlotRenewalTests {
 
 	@RegisterExtension
-	static final Topology<RedisCluster> topology = Topology.cluster();
+	static final Topology<RedisCluster, ClusterLocks> topology = Topology.cluster();
 
-	@Override
-	protected LockFixture fixture() {
-		return topology.fixture();
+	private LockFixture locks;
+
+	@BeforeEach
+	void createFixture() {
+		this.locks = topology.fixture();
 	}
 
-	/**
-	 * A slot half moved to another primary refuses a script on keys of both halves
-	 * ({@code TRYAGAIN}): the leases of such a chunk are renewed alone, each redirected
-	 * to wherever its key is, and none is lost however long the slot stays half moved.
-	 */
+	@AfterEach
+	void closeFixture() throws Exception {
+		this.locks.close();
+	}
+
 	@Test
 	void locksOfASlotHalfMovedAreRenewedAloneAndNoneIsLost() throws Exception {
 		CountingObserver observer = new CountingObserver();
-		LockTemplate template = locks().template(LockOptions.defaults().withWatchdog(LEASE, RENEW_INTERVAL), observer);
-		List<String> names = names("moving", 200, 1);
+		LockTemplate template = this.locks.template(LockOptions.defaults()
+			.withWatchdog(BatchedRenewalContract.LEASE, BatchedRenewalContract.RENEW_INTERVAL), observer);
+		List<String> names = ClusterLocks.namesInSlots(topology.servers(), "moving", 200, 1);
 		List<LockHandle> handles = names.stream().map(template::lock).toList();
 		int slot = ClusterLocks.slotOf(names.get(0));
 		RedisServer source = topology.servers().primaryForSlot(slot);
@@ -72,7 +74,7 @@ class ClusterBatchedRenewalTests extends BatchedRenewalTests {
 			names.forEach((name) -> renewalsBefore.put(name, observer.renewals(name)));
 			// Half moved for longer than a lease: a chunk of both halves is refused all
 			// along, and a lease not renewed on its own would run out.
-			Duration halfMoved = LEASE.plus(RENEW_INTERVAL);
+			Duration halfMoved = BatchedRenewalContract.LEASE.plus(BatchedRenewalContract.RENEW_INTERVAL);
 			await().during(halfMoved)
 				.atMost(halfMoved.plus(Duration.ofSeconds(2)))
 				.until(() -> handles.stream().allMatch(LockHandle::isHeld));
@@ -90,29 +92,6 @@ class ClusterBatchedRenewalTests extends BatchedRenewalTests {
 			topology.servers().moveSlot(slot, target);
 		}
 		template.shutdown(Duration.ZERO);
-	}
-
-	/** Names in three slots, one served by each primary. */
-	@Override
-	protected List<String> names(String stem, int count) {
-		return names(stem, count, 3);
-	}
-
-	/** Names in the given number of slots, on different primaries while there are. */
-	private static List<String> names(String stem, int count, int slotCount) {
-		Set<Integer> slots = ClusterLocks.namesOnEveryPrimary(topology.servers(), stem + "-slot", 1)
-			.stream()
-			.map(ClusterLocks::slotOf)
-			.limit(slotCount)
-			.collect(Collectors.toSet());
-		List<String> names = new ArrayList<>(count);
-		for (int i = 0; names.size() < count; i++) {
-			String name = stem + "-" + i;
-			if (slots.contains(ClusterLocks.slotOf(name))) {
-				names.add(name);
-			}
-		}
-		return names;
 	}
 
 }
