@@ -41,13 +41,14 @@ interface BatchedRenewalContract extends LockContract {
 	 */
 	int BATCHED = 25;
 
-	/** The lease of these tests' locks. */
-	Duration LEASE = Duration.ofMillis(3000);
-
 	/**
-	 * Short enough for several renewals within a test, long enough for a busy machine.
+	 * The lease of these tests' locks: long enough that thousands of renewals every
+	 * {@link #RENEW_INTERVAL} keep it on a busy machine of two cores.
 	 */
-	Duration RENEW_INTERVAL = Duration.ofMillis(750);
+	Duration LEASE = Duration.ofMillis(5000);
+
+	/** Short enough for several renewals within a test. */
+	Duration RENEW_INTERVAL = Duration.ofMillis(1250);
 
 	/** What a busy machine may add to a renewal's time. */
 	Duration RENEWAL_MARGIN = Duration.ofSeconds(2);
