@@ -213,8 +213,8 @@ final class EngineParts {
 
 		@Override
 		public int heldCount() {
-			// A vacant hold (LocalHandOver) counts: this JVM holds its lock in Redis,
-			// though no thread does, so the snapshot names no holder for it.
+			// A hold no thread re-enters (a pending acquisition's) counts too: this JVM
+			// holds its lock in Redis, so the snapshot names no thread for it.
 			return EngineParts.this.locks.holdCount();
 		}
 
