@@ -21,6 +21,7 @@ import io.github.redislock.LockSnapshot;
 import io.github.redislock.LockSnapshot.AwaitedLock;
 import io.github.redislock.LockSnapshot.HeldLock;
 import io.github.redislock.SubscriptionStatus;
+import io.github.redislock.engine.LockWatchdog.LeaseEvents;
 
 /**
  * Builds the parts of a {@link RedisLockEngine} and closes them: at once those that open

@@ -204,7 +204,7 @@ final class EngineShutdown {
 	 * @return whether the condition held
 	 */
 	static boolean await(BooleanSupplier condition, Duration time) {
-		long deadline = System.nanoTime() + Durations.nanos(time);
+		long deadline = System.nanoTime() + LockLease.nanos(time);
 		while (!condition.getAsBoolean()) {
 			long left = deadline - System.nanoTime();
 			if (left <= 0 || Thread.currentThread().isInterrupted()) {

@@ -10,6 +10,7 @@ import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockObserver;
+import io.github.redislock.engine.LockWatchdog.LeaseEvents;
 
 /**
  * Calls an application's {@link LockObserver}, logging what it throws instead: a failing

@@ -57,7 +57,7 @@ final class LeaseExtensions {
 		if (lease.isLost()) {
 			throw hold.lostException();
 		}
-		long millis = Durations.millis(leaseTime);
+		long millis = LockLease.millis(leaseTime);
 		long sentAt = System.nanoTime();
 		Long reply;
 		try {

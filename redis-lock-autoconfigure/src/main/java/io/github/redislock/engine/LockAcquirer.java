@@ -78,8 +78,8 @@ final class LockAcquirer {
 		}
 		String covering = kind.admit(this.locks, key);
 		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
-				Durations.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
-				reentrant, System.nanoTime() + Durations.nanos(waitTime), covering, true);
+				LockLease.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
+				reentrant, System.nanoTime() + LockLease.nanos(waitTime), covering, true);
 		LockObserver observer = this.observer;
 		return (observer != null) ? acquireObserved(observer, acquisition, name, waitTime)
 				: acquire(acquisition, waitTime);

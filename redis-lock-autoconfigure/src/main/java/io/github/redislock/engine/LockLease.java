@@ -1,15 +1,24 @@
 package io.github.redislock.engine;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 
 /**
  * One grant of a lock by Redis to this JVM: the owner token stored in Redis and what this
- * JVM knows of its lease, its renewals and its loss. Its hold is the one owner that the
- * grant was made for: a grant never passes to another owner of this JVM.
+ * JVM knows of its lease, its renewals and its loss. A grant never passes to another
+ * owner of this JVM than the hold it was made for.
  *
  * @author redis-lock
  */
 final class LockLease {
+
+	/**
+	 * The longest wait or lease the engine counts: a century, "for ever" for any process
+	 * and far from overflowing a nanosecond deadline or a Redis expiry, so that a
+	 * duration such as {@code Duration.ofSeconds(Long.MAX_VALUE)} works.
+	 */
+	static final Duration LONGEST = Duration.ofDays(36_500);
 
 	private final LockKind kind;
 
@@ -35,8 +44,8 @@ final class LockLease {
 	private boolean lossReported;
 
 	/**
-	 * System.nanoTime() when the last extension was sent: renewals sent before it are not
-	 * counted, since Redis may have run them before the extension.
+	 * System.nanoTime() when the last extension was sent: renewals sent before it do not
+	 * count, since Redis may have run them before the extension.
 	 */
 	private long extendedAtNanos;
 
@@ -60,9 +69,22 @@ final class LockLease {
 		this.leaseMillis = leaseMillis;
 		this.renewed = renewed;
 		this.check = (renewed && kind.passes()) ? new GrantCheck(fencingToken) : null;
-		// The lease started when Redis ran the script, which was after the request was
-		// sent.
+		// Redis started the lease after the request was sent.
 		this.expiresAtNanos = requestedAtNanos + leaseMillis * 1_000_000;
+	}
+
+	/** The duration in milliseconds, at most {@link #LONGEST}. */
+	static long millis(Duration duration) {
+		return capped(duration).toMillis();
+	}
+
+	/** The duration in nanoseconds, at most {@link #LONGEST}. */
+	static long nanos(Duration duration) {
+		return capped(duration).toNanos();
+	}
+
+	private static Duration capped(Duration duration) {
+		return (duration.compareTo(LONGEST) > 0) ? LONGEST : duration;
 	}
 
 	LockKind kind() {
@@ -77,9 +99,7 @@ final class LockLease {
 		return this.owner;
 	}
 
-	/**
-	 * The fencing token Redis granted; holds it passed to since carry greater ones.
-	 */
+	/** The fencing token Redis granted; holds it passed to since carry greater ones. */
 	long fencingToken() {
 		return this.fencingToken;
 	}
@@ -113,8 +133,8 @@ final class LockLease {
 	}
 
 	/**
-	 * Move the expiry to the end of a lease renewed at the given time, unless an answer
-	 * to a later renewal moved it further already.
+	 * Move the expiry to the end of a lease renewed at the given time, unless a later
+	 * renewal's answer moved it further already or an extension was sent after it.
 	 */
 	synchronized void renewed(long requestedAtNanos) {
 		if (this.extended && requestedAtNanos - this.extendedAtNanos < 0) {
@@ -127,10 +147,9 @@ final class LockLease {
 	}
 
 	/**
-	 * Move the expiry to the end of a lease explicitly extended at the given time,
-	 * earlier than before if the new lease is shorter. The estimate never exceeds what
-	 * the next watchdog renewal of a renewed lease leaves, since that renewal sets the
-	 * lease back to the watchdog's length.
+	 * Move the expiry to the end of a lease extended at the given time, earlier if the
+	 * new lease is shorter; for a renewed lease no further than the watchdog's length,
+	 * which its next renewal sets again.
 	 */
 	synchronized void extended(long requestedAtNanos, long millis) {
 		long counted = this.renewed ? Math.min(millis, this.leaseMillis) : millis;
@@ -139,10 +158,7 @@ final class LockLease {
 		this.extended = true;
 	}
 
-	/**
-	 * Mark the lease released by the engine's shutdown, and so lost to its holder.
-	 * @return whether this call changed it
-	 */
+	/** Mark the lease released by the engine's shutdown, and so lost; true if changed. */
 	synchronized boolean revoke() {
 		boolean changed = !this.revoked;
 		this.revoked = true;
@@ -150,7 +166,6 @@ final class LockLease {
 		return changed;
 	}
 
-	/** Whether the engine released the lease as it shut down. */
 	boolean isRevoked() {
 		return this.revoked;
 	}
@@ -160,7 +175,7 @@ final class LockLease {
 	}
 
 	/**
-	 * Whether Redis said the lease is gone, or the watchdog gave up on it; unlike
+	 * Whether Redis said the lease is gone or the watchdog gave up on it; unlike
 	 * {@link #isLost()}, not when only the estimate of its expiry passed.
 	 */
 	boolean isMarkedLost() {
@@ -170,8 +185,7 @@ final class LockLease {
 	/**
 	 * Claim the one report of the lease's loss: the warning of whoever found it while it
 	 * was held, or else the first {@link io.github.redislock.LockLostException} its
-	 * holder gets. Only the claimant reports it, so that a holder told of it, or a caller
-	 * that logs what it cannot throw, does not warn again.
+	 * holder gets, so that nobody warns of it twice.
 	 * @return true for the call that claimed it
 	 */
 	synchronized boolean claimLossReport() {

@@ -20,67 +20,49 @@ import org.springframework.core.log.LogMessage;
  *
  * <h2>Design notes</h2>
  *
- * There is no timer per lock: a lease is due for renewal a renewal interval after its
- * last renewal was sent (or its grant requested), and a {@link RenewalSchedule} hands the
- * tick thread the leases that fell due since its last tick, a tenth of the interval
- * apart. The tick sends their renewals together, many leases to a script call, and goes
- * on without waiting for the answers ({@link RenewalWindow}: how many are in flight, and
- * how they are chunked): a slow answer, such as one from a stalled cluster shard, holds
- * up no other renewal.
- *
- * <p>
- * An answer is recorded on the Redis client's thread ({@link LeaseRenewal.Attempt}) and
- * taken by the next tick, in the order the renewals were sent; it decides the lease's
- * fate:
+ * There is no timer per lock: a lease is due a renewal interval after its last renewal
+ * was sent (or its grant requested); the {@link RenewalSchedule} hands each tick the
+ * leases that fell due, and the {@link RenewalWindow} sends them in chunks without
+ * waiting for the answers, so that a slow answer, such as one from a stalled cluster
+ * shard, holds up no other renewal. An answer is recorded on the client's thread
+ * ({@link LeaseRenewal.Attempt}) and taken by the next tick, in sending order:
  * <ul>
- * <li>renewed: the lease's expiry moves (at once, on the client's thread) to the time the
- * renewal was <em>sent</em> plus the lease length, since Redis may have run it at any
- * moment after that; the lease is due again an interval after that send;</li>
- * <li>not the owner any more: the lock expired, Redis lost it, or something else was
- * written at its key. The lease is marked lost, a warning names the key, and the holder
- * learns it from {@code isHeld()} and at release;</li>
+ * <li>renewed: the expiry moves to the time the renewal was <em>sent</em> plus the lease,
+ * since Redis may have run it at any moment after that; the lease is due again an
+ * interval after that send;</li>
+ * <li>not the owner any more (the lock expired, Redis lost it, or its key was
+ * overwritten): the lease is marked lost, a warning names the key, and the holder learns
+ * it from {@code isHeld()} and at release;</li>
  * <li>Redis failed: the renewal is sent again a tenth of an interval later.</li>
  * </ul>
- * A lease has one renewal in flight at most. One left unanswered past the engine's own
+ * A lease has one renewal in flight at most. One unanswered past the engine's own
  * deadline ({@link #answerDeadlineNanos()}) counts as failed and is sent again at once:
- * Lettuce may have routed it to a shard that has since failed over, and the new route
- * reaches the new primary. The deadline is the engine's, not the client's command
- * timeout: Lettuce's default and Spring Boot's, a minute, is twice the default lease, so
- * a renewal it waited for would come too late to keep the lock. What the command timeout
- * still governs: the first renewal stays queued in the client until Redis answers it or
- * the timeout ends it, and may still run (harmless: the renewal is owner-checked, and a
- * late one only lengthens what this JVM believes); a renewal sent again on the same
- * connection, to a single server or to a shard whose primary did not change, queues
- * behind the stalled one, so there the retry helps only once the connection is replaced.
- * Whatever happens to its renewals, a lease whose last known expiry passes is marked
- * lost: by then the lock has surely expired in Redis, even though Redis never said so.
+ * Lettuce may have routed it to a shard that has since failed over. The deadline is not
+ * the client's command timeout, since Lettuce's and Spring Boot's default, a minute, is
+ * twice the default lease. The first renewal stays queued in the client until answered or
+ * timed out and may still run, which is harmless since renewals are owner-checked; a
+ * retry on the same connection queues behind it, so there it helps only once the
+ * connection is replaced. Whatever happens to its renewals, a lease whose last known
+ * expiry passes is marked lost: by then the lock has surely expired in Redis.
  *
  * <p>
- * The watchdog renews leases, the grants Redis made, whose holds count their reentrant
- * handles. A lease released while its renewal is in flight is harmless: the renewal
- * either extends a lock that is about to be deleted by its owner, or finds it gone; the
- * release unwatched the lease before deleting the key, so that finding is not reported as
- * a loss. The warnings and the reports to the engine's observer are made on the tick
- * thread, so that neither a slow appender nor an observer holds up the client's thread.
- * The tick thread does nothing else; the engine's background work runs on the engine's
- * executor, {@link EngineThreads}.
+ * A lease released while its renewal is in flight is harmless: the renewal extends a lock
+ * its owner is about to delete, or finds it gone, which is not reported as a loss since
+ * the release unwatched the lease first. Warnings and reports to the observer are made on
+ * the tick thread, so that neither a slow appender nor an observer holds up the client's
+ * thread. The tick thread does nothing else; background work runs on
+ * {@link EngineThreads}.
  *
  * @author redis-lock
  */
-final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
+final class LockWatchdog implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LockWatchdog.class);
 
-	/**
-	 * How soon the next tick comes while due renewals wait for room in the window, which
-	 * answers free as they arrive.
-	 */
+	/** The next tick's delay while due renewals wait for room in the window. */
 	private static final long BACKLOG_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-	/**
-	 * Renewals of a lease that fit, each with its deadline, in what is left when it is
-	 * due.
-	 */
+	/** Renewals that fit, each with its deadline, in what is left of a lease when due. */
 	private static final long RENEWALS_IN_ROOM = 3;
 
 	/**
@@ -97,10 +79,9 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 	/** The watched leases, and when each not in flight is due. */
 	private final RenewalSchedule schedule;
 
-	/** The tick thread's own, but for its count: the renewals in flight. */
+	/** The renewals in flight; the tick thread's own but for its count. */
 	private final RenewalWindow window;
 
-	/** Told of renewals and losses, for the engine's observer; null when none. */
 	private final @Nullable LeaseEvents events;
 
 	private final ScheduledExecutorService scheduler;
@@ -132,12 +113,10 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 	}
 
 	/**
-	 * Warn when what is left of a lease once its renewal is due is too short to ride out
-	 * what delays an answer now and then: a fork for a snapshot of a large dataset, a
-	 * failover, a long pause of the collector. Such a delay then loses the lock although
-	 * Redis and the holder are both alive. The client's command timeout plays no part:
-	 * the engine waits for a renewal by a deadline of its own. Called as the engine is
-	 * made, so that the warning comes with the application's start, not its first lock.
+	 * Warn, as the engine is made, when what is left of a lease once its renewal is due
+	 * is too short to ride out an occasional delay (a fork for a snapshot, a failover, a
+	 * long collector pause), which would then lose the lock with Redis and the holder
+	 * alive.
 	 */
 	static void warnIfRenewalRoomIsShort(Duration lease, Duration renewInterval) {
 		Duration room = lease.minus(renewInterval);
@@ -153,10 +132,9 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 	/**
 	 * How long the engine waits for the answer to a command of its own (a renewal, a
 	 * release, the shutdown's releases) before it counts it as unanswered: a third of
-	 * what is left of a watchdog lease when its renewal is due, so that a renewal sent
-	 * again twice still comes before the lease runs out; or the client's command timeout,
-	 * and a margin, when that is shorter. With the defaults, a lease of 30 seconds
-	 * renewed every 10, it is about 6.7 seconds.
+	 * what is left of a lease when its renewal is due, so that two retries still come in
+	 * time, or the client's command timeout and a margin if shorter. About 6.7 s with the
+	 * defaults (a 30 s lease renewed every 10 s).
 	 */
 	long answerDeadlineNanos() {
 		return this.answerDeadlineNanos;
@@ -168,8 +146,7 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 
 	/**
 	 * Schedule the lease's next renewal anew from its expiry as it is now, if it is still
-	 * watched: after an explicit extension, which may have shortened it below what the
-	 * renewal scheduled from the last one would find left.
+	 * watched: an extension may have shortened it below what the old schedule assumed.
 	 */
 	void rescheduleIfWatched(LockLease lease) {
 		this.schedule.rescheduleIfWatched(lease);
@@ -183,10 +160,7 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 		return this.schedule.watchedCount();
 	}
 
-	/**
-	 * How many leases the tick thread has scheduled, released ones not yet dropped
-	 * included; for tests, read on the tick thread.
-	 */
+	/** How many leases are scheduled, released ones included; for tests. */
 	int scheduledCount() throws InterruptedException, ExecutionException {
 		return this.scheduler.submit(this.schedule::size).get();
 	}
@@ -210,8 +184,8 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 		}
 	}
 
-	@Override
-	public void answered(LeaseRenewal.Attempt attempt) {
+	/** A renewal was answered, in time or not. */
+	void answered(LeaseRenewal.Attempt attempt) {
 		LeaseRenewal renewal = attempt.renewal();
 		Throwable failure = attempt.failure();
 		if (failure != null) {
@@ -232,8 +206,8 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 		}
 	}
 
-	@Override
-	public void failed(LeaseRenewal renewal, Throwable failure, long retryAt) {
+	/** A renewal failed or passed its deadline: send it again at the given time. */
+	void failed(LeaseRenewal renewal, Throwable failure, long retryAt) {
 		if (!renewal.isWatched()) {
 			return;
 		}
@@ -247,8 +221,8 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 		this.schedule.add(renewal, retryAt);
 	}
 
-	@Override
-	public void expired(LeaseRenewal renewal) {
+	/** The lease ran out before its renewal was sent or answered. */
+	void expired(LeaseRenewal renewal) {
 		if (this.schedule.lose(renewal)) {
 			Throwable failure = renewal.lastFailure();
 			reportLost(renewal.lease(), (failure != null)
@@ -258,7 +232,6 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 	}
 
 	private void reportLost(LockLease lease, String reason) {
-		// The one warning of the loss, unless its holder was told of it already.
 		if (lease.claimLossReport()) {
 			logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under "
 					+ "it is no longer exclusive. Its holder finds it lost from isHeld() and at release: stop the work, "
@@ -273,6 +246,51 @@ final class LockWatchdog implements RenewalWindow.Settled, AutoCloseable {
 	@Override
 	public void close() {
 		this.scheduler.shutdownNow();
+	}
+
+	/** What the watchdog finds about the leases it renews, told on its tick thread. */
+	interface LeaseEvents {
+
+		void renewed(LockLease lease);
+
+		/** Redis could not be reached to renew the lease; it is tried again. */
+		void renewalFailed(LockLease lease, RuntimeException ex);
+
+		/** The lease was found lost, and marked so by this call. */
+		void lost(LockLease lease);
+
+		/**
+		 * Passes the events on to the observer's, and wakes a local waiter of a lease
+		 * found lost: the lock may be free in Redis, and the waiters of this JVM would
+		 * otherwise sleep until the lost holder's release or the end of the lease they
+		 * last saw.
+		 */
+		record Waking(LocalLocks locks, @Nullable LeaseEvents observed) implements LeaseEvents {
+
+			@Override
+			public void renewed(LockLease lease) {
+				if (this.observed != null) {
+					this.observed.renewed(lease);
+				}
+			}
+
+			@Override
+			public void renewalFailed(LockLease lease, RuntimeException ex) {
+				if (this.observed != null) {
+					this.observed.renewalFailed(lease, ex);
+				}
+			}
+
+			@Override
+			public void lost(LockLease lease) {
+				if (this.observed != null) {
+					this.observed.lost(lease);
+				}
+				this.locks.wakeOne(this.locks.channel(lease.kind(), lease.key()));
+			}
+
+		}
+
 	}
 
 }

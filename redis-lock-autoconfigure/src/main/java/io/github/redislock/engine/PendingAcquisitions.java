@@ -85,8 +85,8 @@ final class PendingAcquisitions {
 			return result;
 		}
 		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
-				Durations.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
-				false, System.nanoTime() + Durations.nanos(waitTime), "", true);
+				LockLease.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
+				false, System.nanoTime() + LockLease.nanos(waitTime), "", true);
 		PendingAcquisition pending = new PendingAcquisition(this, acquisition, !waitTime.isZero(), name, handles,
 				result);
 		this.scripts.ready(this.threads).whenComplete((ignored, ex) -> {

@@ -24,58 +24,47 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  *
  * <h2>Design notes</h2>
  *
- * <b>The window.</b> Since a lease's expiry counts from when its renewal was sent, a
- * renewal that waits long in the client's queue is worth little. So no more than
- * {@value #WINDOW} renewals count as in flight at once; when Redis answers more slowly
- * than leases fall due, the due leases wait in the schedule, oldest first, rather than in
- * the connection, and each is renewed less often but always with a fresh answer. The
- * window counts leases, not calls, since what Redis spends on renewals, and how long a
- * lock call waits behind them, grows with the leases renewed more than with the calls.
- * Whatever room there is goes out at once, in one write to the connection.
+ * <b>The window.</b> A lease's expiry counts from when its renewal was sent, so a renewal
+ * that waits long in the client's queue is worth little: at most {@value #WINDOW}
+ * renewals count as in flight, and when Redis answers more slowly than leases fall due,
+ * the due leases wait in the schedule, oldest first, rather than in the connection. The
+ * window counts leases, not calls, since Redis's work and a lock call's wait behind it
+ * grow with the leases. Whatever room there is goes out in one write.
  *
  * <p>
- * A renewal counts against the window from its send until it is answered or a stall (a
- * quarter of the renew interval, 250 ms at most) has passed: one waiting longer waits for
- * a stalled server, and must not hold up the renewals of leases on healthy ones. Answers
- * are taken in the order the renewals were sent, so an answer waits at most a stall
- * behind an earlier one still unanswered, which is well before its lease is due again. A
- * stalled renewal is settled by its answer, by its deadline (the engine's own,
- * {@link LockWatchdog#answerDeadlineNanos()}), by its lease being released, or by its
- * lease running out, whichever comes first.
+ * A renewal counts against the window until it is answered or a stall (a quarter of the
+ * renew interval, 250 ms at most) has passed: one waiting longer waits for a stalled
+ * server and must not hold up the leases on healthy ones. Answers are taken in sending
+ * order, so one waits at most a stall behind an earlier unanswered one. A stalled renewal
+ * is settled by its answer, its deadline ({@link LockWatchdog#answerDeadlineNanos()}),
+ * its lease's release or its lease running out, whichever comes first.
  *
  * <p>
- * <b>Chunks.</b> {@code renew.lua} renews a batch of leases, so one call renews up to
- * {@value #CHUNK} of them: what Redis spends on a call, and the client on a command, is
- * shared by the leases of a chunk. On a cluster a script may only touch the keys of one
- * slot, so the renewals are grouped by slot first, each chunk goes to its slot's node
- * where Lettuce routes it by its first key, and a redirection, a failure or a stall of
- * one slot or node holds up only that slot's chunks. A lease alone in its chunk is a
- * batch of one, answered with a number, which costs Redis less than a list; so is one
- * whose last chunk was refused because its slot was being migrated
- * ({@link LeaseRenewal#sendAlone()}). A chunk's call is its leases' own calls put end to
- * end, keys and arguments each in order. Each lease keeps its own {@link Attempt}: a
- * chunk's answer is one number per key, handed to each, and a chunk that fails fails
- * each, so that each lease's fate is decided as for a renewal of its own. Running a chunk
- * twice, as Lettuce may after a reconnect, is harmless: each lease is set to the same
- * length again.
+ * <b>Chunks.</b> One call renews up to {@value #CHUNK} leases, sharing what a call costs
+ * Redis and the client. On a cluster a script touches one slot only, so renewals are
+ * grouped by slot, each chunk is routed by its first key, and a redirection, failure or
+ * stall of one slot holds up only its chunks. A lease alone in its chunk, or whose last
+ * chunk was refused during a slot migration ({@link LeaseRenewal#sendAlone()}), goes as a
+ * batch of one, answered with a number, which costs Redis less than a list. A chunk's
+ * call is its leases' own calls end to end; each lease keeps its own {@link Attempt}, so
+ * its fate is decided as for a renewal of its own. A chunk run twice, as Lettuce may
+ * after a reconnect, sets each lease to the same length again: harmless.
  *
  * @author redis-lock
  */
 final class RenewalWindow {
 
 	/**
-	 * Renewals in flight at most, not counting those that wait for a stalled server: few
-	 * enough that a lock call sent meanwhile waits little behind them.
+	 * Renewals in flight at most, stalled ones not counted: few enough that a lock call
+	 * sent meanwhile waits little behind them.
 	 */
 	static final int WINDOW = 1000;
 
 	/**
 	 * Leases renewed by one call at most. Measured on a busy 2-core machine (Redis 7.0),
-	 * a call of 100 ran for about 190 µs in Redis, 1.9 µs a lease against 6.6 µs for a
-	 * call per lease, and one of 1,000 for about 4.5 ms: a chunk of 100 keeps what a lock
-	 * call arriving meanwhile waits well under a round trip, while the cost of the call
-	 * itself is already shared by enough leases that larger chunks would save little
-	 * more.
+	 * a call of 100 ran for about 190 µs, 1.9 µs a lease against 6.6 µs for a call per
+	 * lease, and one of 1,000 for about 4.5 ms: 100 keeps a lock call's wait behind it
+	 * well under a round trip, and larger chunks would save little more.
 	 */
 	static final int CHUNK = 100;
 
@@ -107,7 +96,7 @@ final class RenewalWindow {
 	 * ran out meanwhile is settled as expired instead.
 	 * @return whether due renewals are left for lack of room
 	 */
-	boolean sendDue(RenewalSchedule schedule, long now, Settled settled) {
+	boolean sendDue(RenewalSchedule schedule, long now, LockWatchdog settled) {
 		int room = WINDOW - this.inFlight.get();
 		long sentAt = (now != LeaseRenewal.NONE) ? now : now + 1;
 		List<Attempt> attempts = new ArrayList<>();
@@ -136,10 +125,8 @@ final class RenewalWindow {
 	}
 
 	/**
-	 * Send the renewals without waiting: those of one slot (of one server when not a
-	 * cluster) together, in chunks.
-	 * @throws RuntimeException when the connection could not be opened before any was
-	 * sent; then none is told
+	 * Send the renewals without waiting, those of one slot together in chunks.
+	 * @throws RuntimeException when the connection could not be opened; none is told
 	 */
 	@SuppressWarnings("rawtypes")
 	private void send(List<Attempt> attempts) {
@@ -202,11 +189,10 @@ final class RenewalWindow {
 	}
 
 	/**
-	 * Take the answers that arrived, in the order the renewals were sent; stop counting
-	 * the renewals that wait for a stalled server, fail those past their deadline, and
-	 * lose the leases that ran out meanwhile.
+	 * Take the answers that arrived, in sending order; stop counting stalled renewals,
+	 * fail those past their deadline, and lose the leases that ran out meanwhile.
 	 */
-	void settle(long now, Settled settled) {
+	void settle(long now, LockWatchdog settled) {
 		Attempt attempt;
 		while ((attempt = this.young.peekFirst()) != null) {
 			if (attempt.isAnswered()) {
@@ -240,23 +226,6 @@ final class RenewalWindow {
 			}
 			return false;
 		});
-	}
-
-	/** Told how renewals were settled, on the tick thread. */
-	interface Settled {
-
-		/** The renewal was answered, in time or not. */
-		void answered(Attempt attempt);
-
-		/**
-		 * The renewal failed, or went unanswered past its deadline: send it again.
-		 * @param retryAt when to send it again, as {@link System#nanoTime()}
-		 */
-		void failed(LeaseRenewal renewal, Throwable failure, long retryAt);
-
-		/** The lease ran out before its renewal was sent or answered. */
-		void expired(LeaseRenewal renewal);
-
 	}
 
 	/** Hands the answer of a chunk to each of its leases' attempts. */
