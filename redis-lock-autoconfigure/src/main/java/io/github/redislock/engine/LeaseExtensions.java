@@ -12,19 +12,16 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.LockRules;
 
 /**
- * Explicit extensions of a lease ({@code LockHandle.extend}): {@code renew.lua}, the
- * watchdog's script, as a batch of one, owner-checked, with the requested length instead
- * of the lease's own, so that the fencing token and the grant stay as they are.
+ * Explicit extensions of a lease ({@code LockHandle.extend}): the watchdog's
+ * {@code renew.lua} as a batch of one, owner-checked, with the requested length, so that
+ * the fencing token and the grant stay as they are.
  *
  * <p>
- * The local estimate of the lease's expiry follows the extension, shorter or longer, as
- * counted from when the script was sent. For a lease the watchdog renews, the estimate
- * counts no more than the watchdog's lease, which its next renewal sets again; renewals
- * sent before the extension no longer count, since Redis may have run them first
- * ({@link LockLease#extended}); and the next renewal is scheduled anew from the extended
- * expiry, as for a fresh grant, so that an extension shorter than what was left does not
- * let the lock lapse before the renewal the old schedule had planned. Running the script
- * twice (a replay after a reconnect) sets the same lease a little later: harmless.
+ * The expiry estimate follows the extension, shorter or longer, from when the script was
+ * sent ({@link LockLease#extended}). A watched lease is then scheduled anew from that
+ * expiry, so that an extension shorter than what was left does not let it lapse before
+ * the renewal the old schedule planned. A replay after a reconnect sets the same lease a
+ * little later: harmless.
  *
  * @author redis-lock
  */
@@ -44,7 +41,7 @@ final class LeaseExtensions {
 
 	/**
 	 * Set the hold's lease to the given length from now.
-	 * @throws IllegalArgumentException when the length is under 1 ms (LockRules)
+	 * @throws IllegalArgumentException when the length breaks {@link LockRules}
 	 * @throws LockLostException when the lock was lost
 	 * @throws LockAccessException when Redis failed
 	 */

@@ -15,11 +15,10 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  *
  * <p>
  * States: <em>watched</em> until released or lost, then never again (a lease watched anew
- * gets a new renewal); <em>in flight</em> from a send until its answer, on the client's
- * thread, or its deadline, on the tick thread, settles it, whichever comes first
- * ({@link #settle}), one at a time. A renewal sent again after its deadline is a new
- * attempt; the old one's late answer still counts when it says that Redis renewed the
- * lease, since it did so after that attempt was sent.
+ * gets a new renewal); <em>in flight</em>, one attempt at a time, until its answer
+ * (client thread) or its deadline (tick thread) settles it, whichever comes first
+ * ({@link #settle}). A late answer of an earlier attempt still counts when it says Redis
+ * renewed the lease, since Redis did so after that attempt was sent.
  *
  * @author redis-lock
  */
@@ -41,22 +40,16 @@ final class LeaseRenewal {
 
 	private volatile @Nullable Throwable lastFailure;
 
-	/**
-	 * The lease's renewal, {@code renew.lua} as a batch of one, encoded at the first
-	 * renewal; tick thread only.
-	 */
+	/** {@code renew.lua} as a batch of one, encoded once; tick thread only. */
 	private @Nullable PreparedCall<Long> call;
 
-	/**
-	 * The lease's cluster slot, computed with its first renewal; tick thread only, -1
-	 * until then.
-	 */
+	/** The lease's cluster slot, -1 until computed; tick thread only. */
 	private int slot = -1;
 
 	/**
-	 * Whether the next renewal goes alone rather than with others of its slot: a slot
-	 * being migrated refuses a script on several keys when only some of them moved
-	 * ({@code TRYAGAIN}), where one on a single key is redirected to wherever its key is.
+	 * Whether the next renewal goes alone: a slot being migrated refuses a script on
+	 * several keys when only some moved ({@code TRYAGAIN}), but redirects one on a single
+	 * key to wherever its key is.
 	 */
 	private volatile boolean alone;
 
@@ -77,7 +70,6 @@ final class LeaseRenewal {
 		this.watched = false;
 	}
 
-	/** The lease's renewal, a batch of one, encoded once. */
 	PreparedCall<Long> call(LockScripts scripts) {
 		PreparedCall<Long> prepared = this.call;
 		if (prepared == null) {
@@ -87,7 +79,6 @@ final class LeaseRenewal {
 		return prepared;
 	}
 
-	/** The lease's cluster slot, from the key of its renewal. */
 	int slot(LockScripts scripts) {
 		if (this.slot < 0) {
 			this.slot = SlotHash.getSlot(call(scripts).keys()[0]);
@@ -102,17 +93,13 @@ final class LeaseRenewal {
 
 	/** Whether this renewal goes alone; the one after it goes with others again. */
 	boolean takeAlone() {
-		if (!this.alone) {
-			return false;
-		}
+		boolean alone = this.alone;
 		this.alone = false;
-		return true;
+		return alone;
 	}
 
 	/**
-	 * Record a renewal sent at the given time, never {@link #NONE}.
-	 * @param window the renewals counted against the watchdog's window, which the new one
-	 * joins
+	 * Record a renewal sent at the given time, never {@link #NONE}, joining the window.
 	 */
 	Attempt send(long sentAt, AtomicInteger window) {
 		this.inFlightSince = sentAt;
@@ -120,10 +107,7 @@ final class LeaseRenewal {
 		return new Attempt(sentAt, window);
 	}
 
-	/**
-	 * End the wait for the renewal sent at the given time; false when it had ended
-	 * already, by an answer or the deadline.
-	 */
+	/** End the wait for the renewal sent at the given time; false if it had ended. */
 	boolean settle(long sentAt) {
 		return IN_FLIGHT_SINCE.compareAndSet(this, sentAt, NONE);
 	}
@@ -138,15 +122,12 @@ final class LeaseRenewal {
 	}
 
 	/**
-	 * One renewal sent, and what its answer found.
-	 *
-	 * <p>
-	 * States: <em>counted</em> against the watchdog's window when sent, <em>stalled</em>
-	 * when the tick stops counting it (it waits for a stalled server), <em>answered</em>
-	 * when the answer arrives, from either. Whichever of the answer and the tick leaves
-	 * the counted state first gives its place in the window back, once. The answer's
-	 * fields are written on the client's thread before its state is set, and read on the
-	 * tick thread after {@link #isAnswered()}.
+	 * One renewal sent, and what its answer found. States: <em>counted</em> against the
+	 * window when sent, <em>stalled</em> when the tick stops counting it,
+	 * <em>answered</em> from either; whichever of the answer and the tick leaves the
+	 * counted state first gives its place in the window back, once. The answer's fields
+	 * are written before its state is set and read on the tick thread after
+	 * {@link #isAnswered()}.
 	 */
 	final class Attempt implements Answer<Long> {
 
@@ -161,9 +142,6 @@ final class LeaseRenewal {
 
 		private final long sentAt;
 
-		/**
-		 * The renewals counted against the window, this one among them until it leaves.
-		 */
 		private final AtomicInteger window;
 
 		private volatile int state = COUNTED;
@@ -199,7 +177,6 @@ final class LeaseRenewal {
 			}
 		}
 
-		/** Stop counting it against the window. */
 		void stall() {
 			if (STATE.compareAndSet(this, COUNTED, STALLED)) {
 				this.window.decrementAndGet();
@@ -218,19 +195,14 @@ final class LeaseRenewal {
 			return this.sentAt;
 		}
 
-		/**
-		 * Whether the answer settled the renewal, rather than came after its deadline.
-		 */
 		boolean isAwaited() {
 			return this.awaited;
 		}
 
-		/** Whether Redis said the lease was renewed. */
 		boolean isRenewed() {
 			return this.renewed;
 		}
 
-		/** How the renewal failed, or {@code null}. */
 		@Nullable Throwable failure() {
 			return this.failure;
 		}

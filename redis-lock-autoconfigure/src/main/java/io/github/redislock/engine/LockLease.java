@@ -18,7 +18,7 @@ final class LockLease {
 	 * and far from overflowing a nanosecond deadline or a Redis expiry, so that a
 	 * duration such as {@code Duration.ofSeconds(Long.MAX_VALUE)} works.
 	 */
-	static final Duration LONGEST = Duration.ofDays(36_500);
+	private static final Duration LONGEST = Duration.ofDays(36_500);
 
 	private final LockKind kind;
 
@@ -44,12 +44,10 @@ final class LockLease {
 	private boolean lossReported;
 
 	/**
-	 * System.nanoTime() when the last extension was sent: renewals sent before it do not
-	 * count, since Redis may have run them before the extension.
+	 * System.nanoTime() when the last extension (or the grant) was requested: renewals
+	 * sent before it do not count, since Redis may have run them before the extension.
 	 */
 	private long extendedAtNanos;
-
-	private boolean extended;
 
 	/** The hold the lease belongs to: the latest one it passed to. */
 	private volatile @Nullable LockHold hold;
@@ -71,6 +69,7 @@ final class LockLease {
 		this.check = (renewed && kind.passes()) ? new GrantCheck(fencingToken) : null;
 		// Redis started the lease after the request was sent.
 		this.expiresAtNanos = requestedAtNanos + leaseMillis * 1_000_000;
+		this.extendedAtNanos = requestedAtNanos;
 	}
 
 	/** The duration in milliseconds, at most {@link #LONGEST}. */
@@ -137,7 +136,7 @@ final class LockLease {
 	 * renewal's answer moved it further already or an extension was sent after it.
 	 */
 	synchronized void renewed(long requestedAtNanos) {
-		if (this.extended && requestedAtNanos - this.extendedAtNanos < 0) {
+		if (requestedAtNanos - this.extendedAtNanos < 0) {
 			return;
 		}
 		long expiresAt = requestedAtNanos + this.leaseMillis * 1_000_000;
@@ -155,7 +154,6 @@ final class LockLease {
 		long counted = this.renewed ? Math.min(millis, this.leaseMillis) : millis;
 		this.expiresAtNanos = requestedAtNanos + counted * 1_000_000;
 		this.extendedAtNanos = requestedAtNanos;
-		this.extended = true;
 	}
 
 	/** Mark the lease released by the engine's shutdown, and so lost; true if changed. */

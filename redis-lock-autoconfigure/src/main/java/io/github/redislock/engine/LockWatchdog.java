@@ -36,22 +36,18 @@ import org.springframework.core.log.LogMessage;
  * <li>Redis failed: the renewal is sent again a tenth of an interval later.</li>
  * </ul>
  * A lease has one renewal in flight at most. One unanswered past the engine's own
- * deadline ({@link #answerDeadlineNanos()}) counts as failed and is sent again at once:
- * Lettuce may have routed it to a shard that has since failed over. The deadline is not
- * the client's command timeout, since Lettuce's and Spring Boot's default, a minute, is
- * twice the default lease. The first renewal stays queued in the client until answered or
- * timed out and may still run, which is harmless since renewals are owner-checked; a
- * retry on the same connection queues behind it, so there it helps only once the
- * connection is replaced. Whatever happens to its renewals, a lease whose last known
- * expiry passes is marked lost: by then the lock has surely expired in Redis.
+ * deadline ({@link #answerDeadlineNanos()}) counts as failed and is sent again at once,
+ * since Lettuce may route it to a shard's new primary ({@code StalledShardTests}); the
+ * client's command timeout, a minute by default, is twice the default lease. The stalled
+ * renewal may still run later: harmless, renewals are owner-checked. A lease whose last
+ * known expiry passes is marked lost whatever its renewals do: the lock has surely
+ * expired in Redis by then.
  *
  * <p>
- * A lease released while its renewal is in flight is harmless: the renewal extends a lock
- * its owner is about to delete, or finds it gone, which is not reported as a loss since
- * the release unwatched the lease first. Warnings and reports to the observer are made on
- * the tick thread, so that neither a slow appender nor an observer holds up the client's
- * thread. The tick thread does nothing else; background work runs on
- * {@link EngineThreads}.
+ * A lease released while its renewal is in flight is harmless: the release unwatched it
+ * first, so a renewal that finds its key gone reports no loss. Warnings and observer
+ * reports are made on the tick thread, so that neither holds up the client's thread; the
+ * tick thread does nothing else (background work runs on {@link EngineThreads}).
  *
  * @author redis-lock
  */
@@ -65,9 +61,7 @@ final class LockWatchdog implements AutoCloseable {
 	/** Renewals that fit, each with its deadline, in what is left of a lease when due. */
 	private static final long RENEWALS_IN_ROOM = 3;
 
-	/**
-	 * What is left of a lease when its renewal is due, below which a warning is logged.
-	 */
+	/** What is left of a lease at its renewal, below which a warning is logged. */
 	private static final Duration SHORTEST_ROOM = Duration.ofSeconds(1);
 
 	private final long renewIntervalNanos;
@@ -76,24 +70,16 @@ final class LockWatchdog implements AutoCloseable {
 
 	private final long tickNanos;
 
-	/** The watched leases, and when each not in flight is due. */
 	private final RenewalSchedule schedule;
 
-	/** The renewals in flight; the tick thread's own but for its count. */
 	private final RenewalWindow window;
 
-	private final @Nullable LeaseEvents events;
+	private final LeaseEvents events;
 
 	private final ScheduledExecutorService scheduler;
 
-	/**
-	 * Start renewing.
-	 * @param scripts sends the renewals
-	 * @param lease the lease of a renewed grant
-	 * @param renewInterval how often a lease is renewed
-	 * @param events told of renewals and losses, or {@code null}
-	 */
-	LockWatchdog(LockScripts scripts, Duration lease, Duration renewInterval, @Nullable LeaseEvents events) {
+	/** Start renewing leases of the given length every renew interval. */
+	LockWatchdog(LockScripts scripts, Duration lease, Duration renewInterval, LeaseEvents events) {
 		long leaseNanos = lease.toNanos();
 		this.renewIntervalNanos = renewInterval.toNanos();
 		this.answerDeadlineNanos = Math.min((leaseNanos - this.renewIntervalNanos) / RENEWALS_IN_ROOM,
@@ -194,9 +180,7 @@ final class LockWatchdog implements AutoCloseable {
 			}
 		}
 		else if (attempt.isRenewed()) {
-			if (this.events != null) {
-				this.events.renewed(renewal.lease());
-			}
+			this.events.renewed(renewal.lease());
 			if (attempt.isAwaited() && renewal.isWatched()) {
 				this.schedule.add(renewal, attempt.sentAt() + this.renewIntervalNanos);
 			}
@@ -214,10 +198,8 @@ final class LockWatchdog implements AutoCloseable {
 		renewal.failed(failure);
 		LockLease lease = renewal.lease();
 		logger.debug(LogMessage.format("Could not renew lock '%s'; trying again", lease.key()), failure);
-		if (this.events != null) {
-			this.events.renewalFailed(lease, (failure instanceof RuntimeException runtime) ? runtime
-					: new RedisException("Could not renew lock '" + lease.key() + "'", failure));
-		}
+		this.events.renewalFailed(lease, (failure instanceof RuntimeException runtime) ? runtime
+				: new RedisException("Could not renew lock '" + lease.key() + "'", failure));
 		this.schedule.add(renewal, retryAt);
 	}
 
@@ -238,9 +220,7 @@ final class LockWatchdog implements AutoCloseable {
 					+ "and fence its writes with the fencing token so that they are refused once another owner holds "
 					+ "it", lease.key(), lease.fencingToken(), reason));
 		}
-		if (this.events != null) {
-			this.events.lost(lease);
-		}
+		this.events.lost(lease);
 	}
 
 	@Override

@@ -9,33 +9,28 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The leases the watchdog watches, and when each is next due for renewal. Leases are
- * watched and unwatched from any thread; the rest is the watchdog's tick thread's own.
+ * watched and unwatched from any thread; the rest is the tick thread's own.
  *
  * <h2>Design notes</h2>
  *
- * A timing wheel with one slot per watchdog tick, covering one renewal interval ahead,
- * and a queue of the leases already due, oldest first: putting a lease in and taking it
- * out cost the same however many leases there are, where a sorted queue would cost more
- * per lease as they grow. A lease watched since the last tick is due a renew interval
- * after its grant was requested, not after its answer arrived: a slow answer leaves less
- * of the lease. A lease in flight is not in the schedule; its outcome puts it back.
+ * A timing wheel with one slot per tick, one renewal interval ahead, and a queue of the
+ * leases already due, oldest first: adding and taking a lease cost the same however many
+ * there are. A newly watched lease is due an interval after its grant was
+ * <em>requested</em>, since a slow answer leaves less of the lease. A lease in flight is
+ * not in the schedule; its outcome puts it back.
  *
  * <p>
- * A released lease is not looked for in the wheel: it is marked unwatched and dropped
- * when it falls due, or in a pass over the whole schedule once released leases outnumber
- * the watched ones. Without that pass a JVM that takes many short locks would keep every
- * lease of the last interval reachable (a hundred bytes or so each: 13,000 locks a second
- * kept 1.3 MB a second of them); one pass per doubling keeps the cost per released lease
- * constant.
+ * A released lease is marked unwatched, not looked for: it is dropped when it falls due,
+ * or by a pass over the schedule once released leases outnumber the watched ones. Without
+ * that pass many short locks would keep every lease of the last interval reachable
+ * (13,000 locks a second kept 1.3 MB a second); a pass per doubling keeps the cost per
+ * released lease constant ({@code ReleasedLeasesTests}).
  *
  * @author redis-lock
  */
 final class RenewalSchedule {
 
-	/**
-	 * How many released leases the schedule may hold beyond the watched ones before they
-	 * are dropped: a pass over a small schedule is not worth making.
-	 */
+	/** Released leases held beyond the watched ones before a pass: small ones wait. */
 	private static final int DROP_SLACK = 1024;
 
 	private final long tickNanos;
@@ -44,7 +39,6 @@ final class RenewalSchedule {
 
 	private final long renewIntervalNanos;
 
-	/** The watched leases, each with the state of its renewals. */
 	private final ConcurrentHashMap<LockLease, LeaseRenewal> watched = new ConcurrentHashMap<>();
 
 	/** Leases watched since the last tick. */
@@ -61,14 +55,7 @@ final class RenewalSchedule {
 	/** How many leases the wheel and the due queue hold, released ones included. */
 	private int size;
 
-	/**
-	 * Create an empty schedule.
-	 * @param tickNanos how long one tick lasts
-	 * @param leaseNanos the lease of a renewed grant
-	 * @param renewIntervalNanos how often a lease is renewed, and how far ahead of the
-	 * current time anything is scheduled at most
-	 * @param now the current time, {@code System.nanoTime()}
-	 */
+	/** An empty schedule; nothing is scheduled further ahead than one renew interval. */
 	@SuppressWarnings("unchecked")
 	RenewalSchedule(long tickNanos, long leaseNanos, long renewIntervalNanos, long now) {
 		this.tickNanos = tickNanos;
@@ -109,9 +96,9 @@ final class RenewalSchedule {
 	}
 
 	/**
-	 * Stop watching a lease whose renewal found it lost, and mark it so.
-	 * @return true for the call that marked it, never for a lease released meanwhile,
-	 * whose renewal found its key gone
+	 * Stop watching a lease whose renewal found it lost, and mark it so; true for the
+	 * call that marked it, never for a lease released meanwhile, whose key is rightly
+	 * gone.
 	 */
 	boolean lose(LeaseRenewal renewal) {
 		if (!this.watched.remove(renewal.lease(), renewal)) {
@@ -140,10 +127,7 @@ final class RenewalSchedule {
 		slot.addLast(renewal);
 	}
 
-	/**
-	 * Make due what is scheduled up to the given time, then schedule the leases watched
-	 * since the last call, and drop released ones if they outnumber the watched.
-	 */
+	/** Make due what is scheduled up to now, schedule new leases, drop released ones. */
 	void advance(long now) {
 		long target = Math.floorDiv(now, this.tickNanos);
 		long last = Math.min(target, this.tick + this.slots.length);
