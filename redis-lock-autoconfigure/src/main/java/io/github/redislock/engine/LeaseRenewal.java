@@ -32,7 +32,7 @@ final class LeaseRenewal {
 
 	private final LockLease lease;
 
-	/** Whether the lease is still watched; a flag, so the tick needs no map lookup. */
+	/** Whether the lease is still watched: a flag, so the tick needs no map lookup. */
 	private volatile boolean watched = true;
 
 	/** When the renewal in flight was sent; {@link #NONE} when none is. */
@@ -40,11 +40,10 @@ final class LeaseRenewal {
 
 	private volatile @Nullable Throwable lastFailure;
 
-	/** {@code renew.lua} as a batch of one, encoded once; tick thread only. */
+	/** {@code renew.lua} as a batch of one, and its slot; tick thread only. */
 	private @Nullable PreparedCall<Long> call;
 
-	/** The lease's cluster slot, -1 until computed; tick thread only. */
-	private int slot = -1;
+	private int slot;
 
 	/**
 	 * Whether the next renewal goes alone: a slot being migrated refuses a script on
@@ -75,14 +74,13 @@ final class LeaseRenewal {
 		if (prepared == null) {
 			prepared = ScriptBatches.prepare(scripts.renewCall(this.lease, this.lease.leaseMillis()));
 			this.call = prepared;
+			this.slot = SlotHash.getSlot(prepared.keys()[0]);
 		}
 		return prepared;
 	}
 
 	int slot(LockScripts scripts) {
-		if (this.slot < 0) {
-			this.slot = SlotHash.getSlot(call(scripts).keys()[0]);
-		}
+		call(scripts);
 		return this.slot;
 	}
 
@@ -98,9 +96,7 @@ final class LeaseRenewal {
 		return alone;
 	}
 
-	/**
-	 * Record a renewal sent at the given time, never {@link #NONE}, joining the window.
-	 */
+	/** Record a renewal sent at the given time (never {@link #NONE}) in the window. */
 	Attempt send(long sentAt, AtomicInteger window) {
 		this.inFlightSince = sentAt;
 		window.incrementAndGet();

@@ -44,8 +44,8 @@ final class LockLease {
 	private boolean lossReported;
 
 	/**
-	 * System.nanoTime() when the last extension (or the grant) was requested: renewals
-	 * sent before it do not count, since Redis may have run them before the extension.
+	 * When the last extension (or the grant) was requested: renewals sent before it do
+	 * not count, since Redis may have run them before the extension.
 	 */
 	private long extendedAtNanos;
 
@@ -120,9 +120,7 @@ final class LockLease {
 		return this.leaseMillis;
 	}
 
-	/**
-	 * Whether the watchdog renews this lease, rather than letting a fixed lease run out.
-	 */
+	/** Whether the watchdog renews this lease, rather than letting it run out. */
 	boolean isRenewed() {
 		return this.renewed;
 	}
@@ -156,7 +154,7 @@ final class LockLease {
 		this.extendedAtNanos = requestedAtNanos;
 	}
 
-	/** Mark the lease released by the engine's shutdown, and so lost; true if changed. */
+	/** Mark the lease released by the shutdown, and so lost; true if this changed it. */
 	synchronized boolean revoke() {
 		boolean changed = !this.revoked;
 		this.revoked = true;
@@ -172,10 +170,7 @@ final class LockLease {
 		return this.lost || System.nanoTime() - this.expiresAtNanos >= 0;
 	}
 
-	/**
-	 * Whether Redis said the lease is gone or the watchdog gave up on it; unlike
-	 * {@link #isLost()}, not when only the estimate of its expiry passed.
-	 */
+	/** Whether Redis said it is gone or the watchdog gave up, not just the estimate. */
 	boolean isMarkedLost() {
 		return this.lost;
 	}

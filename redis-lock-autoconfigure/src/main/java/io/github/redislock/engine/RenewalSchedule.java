@@ -55,7 +55,7 @@ final class RenewalSchedule {
 	/** How many leases the wheel and the due queue hold, released ones included. */
 	private int size;
 
-	/** An empty schedule; nothing is scheduled further ahead than one renew interval. */
+	/** An empty schedule; nothing is scheduled more than a renew interval ahead. */
 	@SuppressWarnings("unchecked")
 	RenewalSchedule(long tickNanos, long leaseNanos, long renewIntervalNanos, long now) {
 		this.tickNanos = tickNanos;
@@ -97,8 +97,7 @@ final class RenewalSchedule {
 
 	/**
 	 * Stop watching a lease whose renewal found it lost, and mark it so; true for the
-	 * call that marked it, never for a lease released meanwhile, whose key is rightly
-	 * gone.
+	 * call that marked it, never for a lease released meanwhile.
 	 */
 	boolean lose(LeaseRenewal renewal) {
 		if (!this.watched.remove(renewal.lease(), renewal)) {
@@ -127,7 +126,7 @@ final class RenewalSchedule {
 		slot.addLast(renewal);
 	}
 
-	/** Make due what is scheduled up to now, schedule new leases, drop released ones. */
+	/** Make due what is scheduled until now, add new leases, drop released ones. */
 	void advance(long now) {
 		long target = Math.floorDiv(now, this.tickNanos);
 		long last = Math.min(target, this.tick + this.slots.length);
@@ -163,7 +162,6 @@ final class RenewalSchedule {
 		return renewal;
 	}
 
-	/** How many leases are scheduled, due and released ones included. */
 	int size() {
 		return this.size;
 	}

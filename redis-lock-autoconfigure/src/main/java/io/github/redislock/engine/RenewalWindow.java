@@ -76,7 +76,6 @@ final class RenewalWindow {
 	/** How long a renewal may go unanswered before it counts as failed. */
 	private final long deadlineNanos;
 
-	/** Renewals that count against the window now. */
 	private final AtomicInteger inFlight = new AtomicInteger();
 
 	/** Renewals sent less than a stall ago, oldest first. */
@@ -92,9 +91,8 @@ final class RenewalWindow {
 	}
 
 	/**
-	 * Send the renewals that are due, as many as the window lets through; a lease that
-	 * ran out meanwhile is settled as expired instead.
-	 * @return whether due renewals are left for lack of room
+	 * Send the due renewals the window has room for; a lease that ran out meanwhile is
+	 * settled as expired instead. True when due renewals are left for lack of room.
 	 */
 	boolean sendDue(RenewalSchedule schedule, long now, LockWatchdog settled) {
 		int room = WINDOW - this.inFlight.get();
