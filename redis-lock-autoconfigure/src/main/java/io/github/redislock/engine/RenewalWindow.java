@@ -25,28 +25,23 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  * <h2>Design notes</h2>
  *
  * <b>The window.</b> A lease's expiry counts from when its renewal was sent, so a renewal
- * that waits long in the client's queue is worth little: at most {@value #WINDOW}
- * renewals count as in flight, and when Redis answers more slowly than leases fall due,
- * the due leases wait in the schedule, oldest first, rather than in the connection. The
- * window counts leases, not calls, since Redis's work and a lock call's wait behind it
- * grow with the leases. Whatever room there is goes out in one write.
+ * that waits long in the client's queue is worth little: at most {@value #WINDOW} leases
+ * are in flight, and when Redis answers more slowly than leases fall due, the rest wait
+ * in the schedule, oldest first, not in the connection ({@code ManyHeldLocksTests}).
  *
  * <p>
- * A renewal counts against the window until it is answered or a stall (a quarter of the
- * renew interval, 250 ms at most) has passed: one waiting longer waits for a stalled
- * server and must not hold up the leases on healthy ones. Answers are taken in sending
- * order, so one waits at most a stall behind an earlier unanswered one. A stalled renewal
- * is settled by its answer, its deadline ({@link LockWatchdog#answerDeadlineNanos()}),
- * its lease's release or its lease running out, whichever comes first.
+ * A renewal stops counting against the window after a stall (a quarter of the renew
+ * interval, 250 ms at most): it waits for a stalled server and must not hold up the
+ * leases on healthy ones ({@code StalledShardTests}). Answers are taken in sending order.
+ * A stalled renewal is settled by its answer, its deadline, its lease's release or its
+ * lease running out, whichever comes first.
  *
  * <p>
- * <b>Chunks.</b> One call renews up to {@value #CHUNK} leases, sharing what a call costs
- * Redis and the client. On a cluster a script touches one slot only, so renewals are
- * grouped by slot, each chunk is routed by its first key, and a redirection, failure or
- * stall of one slot holds up only its chunks. A lease alone in its chunk, or whose last
- * chunk was refused during a slot migration ({@link LeaseRenewal#sendAlone()}), goes as a
- * batch of one, answered with a number, which costs Redis less than a list. A chunk's
- * call is its leases' own calls end to end; each lease keeps its own {@link Attempt}, so
+ * <b>Chunks.</b> One call renews up to {@value #CHUNK} leases of one slot (a script may
+ * touch one slot only), so that a redirection, failure or stall of one slot holds up only
+ * its chunks. A lease alone in its chunk, or whose chunk was refused during a slot
+ * migration ({@link LeaseRenewal#sendAlone()}, {@code HalfMovedSlotRenewalTests}), goes
+ * as a batch of one, which costs Redis less. Each lease keeps its own {@link Attempt}, so
  * its fate is decided as for a renewal of its own. A chunk run twice, as Lettuce may
  * after a reconnect, sets each lease to the same length again: harmless.
  *
@@ -228,13 +223,7 @@ final class RenewalWindow {
 
 	/** Hands the answer of a chunk to each of its leases' attempts. */
 	@SuppressWarnings("rawtypes")
-	private static final class ChunkAnswer implements Answer<List> {
-
-		private final List<Attempt> attempts;
-
-		ChunkAnswer(List<Attempt> attempts) {
-			this.attempts = attempts;
-		}
+	private record ChunkAnswer(List<Attempt> attempts) implements Answer<List> {
 
 		@Override
 		public void answered(@Nullable List reply, @Nullable Throwable failed) {
