@@ -119,11 +119,9 @@ final class LeaseRenewal {
 
 	/**
 	 * One renewal sent, and what its answer found. States: <em>counted</em> against the
-	 * window when sent, <em>stalled</em> when the tick stops counting it,
-	 * <em>answered</em> from either; whichever of the answer and the tick leaves the
-	 * counted state first gives its place in the window back, once. The answer's fields
-	 * are written before its state is set and read on the tick thread after
-	 * {@link #isAnswered()}.
+	 * window, <em>stalled</em> (no longer counted), <em>answered</em>; whichever of the
+	 * answer and the stall leaves the counted state first gives its place back, once. The
+	 * answer's fields are written before its state and read after {@link #isAnswered()}.
 	 */
 	final class Attempt implements Answer<Long> {
 
@@ -142,9 +140,7 @@ final class LeaseRenewal {
 
 		private volatile int state = COUNTED;
 
-		/**
-		 * Whether the answer settled the renewal, rather than came after its deadline.
-		 */
+		/** Whether the answer, not the deadline, settled the renewal. */
 		private boolean awaited;
 
 		private boolean renewed;

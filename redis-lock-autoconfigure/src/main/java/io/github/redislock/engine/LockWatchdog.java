@@ -98,10 +98,9 @@ final class LockWatchdog implements AutoCloseable {
 	}
 
 	/**
-	 * Warn, as the engine is made, when what is left of a lease once its renewal is due
-	 * is too short to ride out an occasional delay (a fork for a snapshot, a failover, a
-	 * long collector pause), which would then lose the lock with Redis and the holder
-	 * alive.
+	 * Warn, as the engine is made, when what is left of a lease at its renewal is too
+	 * short to ride out an occasional delay, which would lose the lock with Redis and the
+	 * holder alive.
 	 */
 	static void warnIfRenewalRoomIsShort(Duration lease, Duration renewInterval) {
 		Duration room = lease.minus(renewInterval);
