@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
  * One holder; whoever is woken first wins ({@code acquire.lua}, {@code release.lua},
@@ -32,41 +33,38 @@ import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
 final class ExclusiveLockKind extends LockKind {
 
 	@SuppressWarnings("rawtypes")
-	private final RedisScript<List> check = LockScripts.script("check.lua", List.class);
+	private final RedisScript<List> check = LockScripts.script(List.class, "check.lua");
 
 	@SuppressWarnings("rawtypes")
-	private final RedisScript<List> acquire = LockScripts.composedScript(List.class, "lock-key.lua", "acquire.lua");
+	private final RedisScript<List> acquire = LockScripts.script(List.class, "lock-key.lua", "acquire.lua");
 
-	private final RedisScript<Long> release = LockScripts.composedScript(Long.class, "lock-key.lua", "release.lua");
+	private final RedisScript<Long> release = LockScripts.script(Long.class, "lock-key.lua", "release.lua");
 
 	/**
 	 * How long a released lock's tombstone lasts, in milliseconds: as long as its fencing
-	 * token must be kept and as long as its release must stay known, whichever is longer.
+	 * token must be kept or its release must stay known, whichever is longer.
 	 */
 	static String tombstoneMillis(String releaseMarkMillis) {
-		return Long
-			.toString(Math.max(Long.parseLong(LockScripts.FENCE_RETENTION_MILLIS), Long.parseLong(releaseMarkMillis)));
+		return Long.toString(Math.max(Long.parseLong(FENCE_RETENTION_MILLIS), Long.parseLong(releaseMarkMillis)));
 	}
 
 	@Override
 	@SuppressWarnings("rawtypes")
 	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
-		String owner = acquisition.owner();
-		return ScriptCall.of(this.acquire, List.of(scripts.keys().lockKey(acquisition.key())), owner,
+		return ScriptCall.of(this.acquire, List.of(scripts.lockKey(acquisition.key())), acquisition.owner(),
 				Long.toString(acquisition.leaseMillis()));
 	}
 
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Sends the script's source rather than its digest: the release may reach Redis long
-	 * after it was sent, when nobody waits for the reply any more, and a server that
-	 * restarted meanwhile would refuse the digest with no caller there to send the source
-	 * instead.
+	 * Sends the script's source, not its digest: the release may reach Redis long after
+	 * it was sent, when nobody waits for the reply, and a server that restarted meanwhile
+	 * would refuse the digest with no caller there to send the source instead.
 	 */
 	@Override
 	void giveBack(LockScripts scripts, String name, String owner, long fence) {
-		scripts.executeBySource(releaseCall(scripts, name, owner, 0, fence));
+		scripts.commands().executeBySource(releaseCall(scripts, name, owner, 0, fence));
 	}
 
 	/**
@@ -74,15 +72,14 @@ final class ExclusiveLockKind extends LockKind {
 	 * <p>
 	 * The call carries the key's value as the grant wrote it and the tombstone that
 	 * replaces it, both built here, so that the usual release, of a lock nobody else
-	 * asked for, is a GET, a comparison and a SET in Redis, with nothing to parse or
-	 * assemble there ({@code release.lua}).
+	 * asked for, is a GET, a comparison and a SET in Redis ({@code release.lua}).
 	 */
 	@Override
 	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long fence) {
 		String markMillis = scripts.releaseMarkMillis();
 		String granted = (grantToken > 0) ? granted(owner, grantToken) : "";
 		String tombstone = "r|" + owner + "|" + Math.max(grantToken, fence) + "|" + markMillis;
-		return ScriptCall.of(this.release, List.of(scripts.keys().lockKey(name)), granted, tombstone,
+		return ScriptCall.of(this.release, List.of(scripts.lockKey(name)), granted, tombstone,
 				tombstoneMillis(markMillis), scripts.publishCommand());
 	}
 
@@ -94,7 +91,7 @@ final class ExclusiveLockKind extends LockKind {
 	@Override
 	@SuppressWarnings("rawtypes")
 	@Nullable ScriptCall<List> checkCall(LockScripts scripts, LockLease lease) {
-		return ScriptCall.of(this.check, List.of(scripts.keys().lockKey(lease.key())),
+		return ScriptCall.of(this.check, List.of(scripts.lockKey(lease.key())),
 				granted(lease.owner(), lease.fencingToken()), lease.owner());
 	}
 

@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.log.LogMessage;
 
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
+
 /**
  * Passes a renewed grant of a kind that allows it ({@link LockKind#passes()}) from a
  * thread of this JVM that releases it to the first thread of this JVM in line for it,

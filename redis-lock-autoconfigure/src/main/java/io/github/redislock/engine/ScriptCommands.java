@@ -1,5 +1,6 @@
 package io.github.redislock.engine;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -8,13 +9,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -24,29 +26,16 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
-import io.github.redislock.engine.ScriptBatches.Answer;
-import io.github.redislock.engine.ScriptBatches.PreparedCall;
+import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Runs the engine's Lua scripts straight on Lettuce's asynchronous commands of one
- * connection from the factory (its shared connection, unless sharing is off), kept for
- * the engine's life. Sending them through Spring Data's template cost a fifth more time
- * per lock and release than the commands themselves: a connection wrapper, serializers
- * and exception translation per call.
- *
- * <p>
- * A script is sent as {@link ScriptCall#sendOn} says. The connection is a
- * {@link SharedConnection}: opened at the first call, and after a connection failure
- * obtained again at the next, since the factory may have replaced it.
- *
- * <p>
- * Many calls sent at once without waiting, the watchdog's renewals, take a path of their
- * own on the same connection: {@link ScriptBatches}.
- *
- * <p>
- * Each connection it opens asks the primaries not asked yet whether they may evict lock
- * keys ({@link EvictionPolicyCheck}).
+ * connection from the factory, a {@link SharedConnection} kept for the engine's life.
+ * Spring Data's template cost a fifth more time per lock and release than the commands
+ * themselves: a connection wrapper, serializers and exception translation per call. Many
+ * calls sent at once, the watchdog's renewals, go through {@link ScriptBatches} on the
+ * same connection. Each connection opened asks the primaries not asked yet whether they
+ * may evict lock keys ({@link EvictionPolicyCheck}).
  *
  * @author redis-lock
  */
@@ -72,10 +61,8 @@ final class ScriptCommands implements AutoCloseable {
 
 	/**
 	 * Run a script and wait for its answer; an interrupt ends the wait.
-	 * @return the answer: a {@code Long} for an integer script, a {@code List} of them
-	 * for a multi-bulk one
-	 * @throws RedisCommandInterruptedException when the thread was interrupted before or
-	 * while waiting; the script may have run, and its interrupt status is kept
+	 * @throws RedisCommandInterruptedException when interrupted before or while waiting;
+	 * the script may have run, and the interrupt status is kept
 	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
 	 */
 	<T> T execute(ScriptCall<T> call) {
@@ -86,11 +73,9 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
-	 * Run a script and wait for its answer even if the thread is interrupted, whose
-	 * interrupt status is kept: for a release, which must not be cut short by the
-	 * interrupt that often ends the work done under a lock.
-	 * @return the answer, as {@link #execute}
-	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
+	 * Run a script and wait for its answer even if interrupted, keeping the interrupt
+	 * status: a release must not be cut short by the interrupt that often ends the work
+	 * done under a lock.
 	 */
 	<T> T executeUninterruptibly(ScriptCall<T> call) {
 		return execute(call, false);
@@ -103,20 +88,19 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
-	 * How long after it was sent a command may still run in Redis, and how long a caller
-	 * waits for its answer: Lettuce sends again, after a reconnect, the commands whose
-	 * answers it lacks, but never one that timed out, which it does after the command
-	 * timeout (its default, and Spring Boot's); and a margin in case it does not.
+	 * Run a script by its source ({@code EVAL}), for a call nobody waits on that may
+	 * reach a server which restarted since and no longer knows the digest.
 	 */
-	long replayWindowMillis() {
-		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
+	void executeBySource(ScriptCall<?> call) {
+		Opened opened = opened();
+		await(opened, opened.commands().eval(call.sourceBytes(), call.outputType(), call.keyBytes(), call.argBytes()),
+				0, false);
 	}
 
 	/**
-	 * Run a script without waiting and without ever blocking the calling thread: when the
-	 * connection is not open (before the first call, or after a failure dropped it), it
-	 * is opened on the given executor, since opening waits for Redis. The answer is
-	 * completed on Lettuce's thread.
+	 * Run a script without ever blocking the calling thread: when the connection is not
+	 * open it is opened on the given executor, since opening waits for Redis. The answer
+	 * is completed on Lettuce's thread.
 	 */
 	<T> CompletionStage<T> executeWithoutBlocking(ScriptCall<T> call, Executor opener) {
 		Opened current = this.connection.now();
@@ -126,44 +110,22 @@ final class ScriptCommands implements AutoCloseable {
 		return this.connection.getWithoutBlocking(opener).thenCompose((opened) -> call.sendOn(opened.commands()));
 	}
 
+	/**
+	 * How long after it was sent a command may still run in Redis, and how long a caller
+	 * waits for its answer: Lettuce sends again after a reconnect the commands whose
+	 * answers it lacks, but never one that timed out (the command timeout); plus a
+	 * margin.
+	 */
+	long replayWindowMillis() {
+		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
+	}
+
 	/** Whether the connection is open, so that a call sent now waits for nothing. */
 	boolean isOpen() {
 		return this.connection.now() != null;
 	}
 
-	/**
-	 * Run several scripts without waiting, written to the connection together, as
-	 * {@link ScriptBatches#sendAll}.
-	 * @throws RuntimeException when the connection could not be opened; then none is told
-	 */
-	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
-		ScriptBatches.sendAll(commands(), calls, answers);
-	}
-
-	/**
-	 * Whether the connection is to a Redis Cluster, where one script may only touch the
-	 * keys of one slot.
-	 * @throws RuntimeException when the connection could not be opened
-	 */
-	boolean isCluster() {
-		return !(commands() instanceof RedisAsyncCommands<byte[], byte[]>);
-	}
-
-	/**
-	 * Run a script by its source, for a call nobody waits on that may reach a server
-	 * which restarted since and no longer knows the digest.
-	 */
-	void executeBySource(ScriptCall<?> call) {
-		Opened opened = opened();
-		await(opened, opened.commands().eval(call.sourceBytes(), call.outputType(), call.keyBytes(), call.argBytes()),
-				0, false);
-	}
-
-	/**
-	 * Wait until the given number of replicas acknowledged the writes made on this
-	 * connection, as {@link #awaitReplicasAsync}.
-	 * @return how many replicas acknowledged them
-	 */
+	/** As {@link #awaitReplicasAsync}, waiting for the answer. */
 	long awaitReplicas(String key, int replicas, long timeoutMillis) {
 		Long acknowledged = (Long) await(opened(), awaitReplicasAsync(key, replicas, timeoutMillis), timeoutMillis,
 				true);
@@ -171,12 +133,9 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
-	 * Ask Redis with {@code WAIT} how many replicas acknowledged the writes made on this
-	 * connection, without waiting. {@code WAIT} counts the acknowledgements of its own
-	 * connection's writes, so on a cluster it runs on the connection to the primary of
-	 * the key's slot, which Lettuce routes the slot's writes to and keys by host and
-	 * port.
-	 * @param key a key the writes touched, which names the primary on a cluster
+	 * Ask with {@code WAIT} how many replicas acknowledged the writes of this connection.
+	 * {@code WAIT} counts its own connection's writes, so on a cluster it runs on the
+	 * connection to the primary of the key's slot, where Lettuce sends the slot's writes.
 	 * @return how many replicas acknowledged the writes, at most after the timeout
 	 */
 	CompletionStage<Long> awaitReplicasAsync(String key, int replicas, long timeoutMillis) {
@@ -193,15 +152,9 @@ final class ScriptCommands implements AutoCloseable {
 		return target.waitForReplication(replicas, timeoutMillis);
 	}
 
-	/** How long a caller waits for an answer at most, as {@link #replayWindowMillis}. */
-	long answerTimeoutMillis() {
-		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
-	}
-
 	private @Nullable Object await(Opened opened, CompletionStage<?> answer, long extraMillis, boolean interruptible) {
 		CompletableFuture<?> future = answer.toCompletableFuture();
-		long deadline = System.nanoTime()
-				+ TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis + extraMillis + ANSWER_MARGIN_MILLIS);
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(replayWindowMillis() + extraMillis);
 		boolean interrupted = false;
 		try {
 			while (true) {
@@ -219,7 +172,8 @@ final class ScriptCommands implements AutoCloseable {
 		}
 		catch (ExecutionException ex) {
 			replaceOn(opened, ex.getCause());
-			throw asRuntime(ex.getCause());
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new RedisException("Redis failed", ex.getCause());
 		}
 		catch (TimeoutException ex) {
 			RedisCommandTimeoutException timeout = new RedisCommandTimeoutException(
@@ -234,18 +188,12 @@ final class ScriptCommands implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Lettuce's asynchronous commands of the engine's connection, opened at the first
-	 * use.
-	 */
+	/** Lettuce's asynchronous commands of the connection, opened at the first use. */
 	RedisClusterAsyncCommands<byte[], byte[]> commands() {
 		return opened().commands();
 	}
 
-	/**
-	 * The connection, opened first if need be; even an interrupted thread waits for
-	 * another's opening, since a release must not be cut short by an interrupt.
-	 */
+	/** Even an interrupted thread waits for another's opening: a release must land. */
 	private Opened opened() {
 		return this.connection.getUninterruptibly();
 	}
@@ -254,16 +202,14 @@ final class ScriptCommands implements AutoCloseable {
 	private Opened open() {
 		RedisConnection opened = this.connectionFactory.getConnection();
 		Opened current = new Opened(opened, (RedisClusterAsyncCommands<byte[], byte[]>) opened.getNativeConnection());
-		// Without waiting: the answer is read on Lettuce's thread.
 		this.evictionPolicyCheck.check(current.commands());
 		return current;
 	}
 
 	/**
-	 * Replace the connection after it failed: the factory may have replaced it. Not for
-	 * an error Redis answered, nor for a command that timed out on a cluster, which says
-	 * nothing of the connections to the other nodes: closing a connection of its own
-	 * would fail their commands too.
+	 * Replace the connection after it failed, since the factory may have replaced it; not
+	 * after an error Redis answered, nor a timeout on a cluster, which says nothing of
+	 * the other nodes' connections that closing it would fail too.
 	 */
 	private void replaceOn(Opened opened, @Nullable Throwable failure) {
 		if (failure instanceof RedisCommandExecutionException || (failure instanceof RedisCommandTimeoutException
@@ -278,20 +224,70 @@ final class ScriptCommands implements AutoCloseable {
 		this.connection.close();
 	}
 
-	static boolean isNoScript(Throwable ex) {
-		return unwrap(ex) instanceof RedisNoScriptException;
+	/**
+	 * The answer by digest or, when the server lacks the script ({@code NOSCRIPT}), the
+	 * answer to its source, which also loads it; failures unwrapped.
+	 */
+	static <T> CompletionStage<T> orBySource(CompletionStage<T> byDigest, Supplier<CompletionStage<T>> bySource) {
+		return byDigest
+			.handle((answer, ex) -> (ex == null) ? CompletableFuture.completedFuture(answer)
+					: (unwrap(ex) instanceof RedisNoScriptException) ? bySource.get()
+							: CompletableFuture.<T>failedFuture(unwrap(ex)))
+			.thenCompose((answer) -> answer);
 	}
 
 	static Throwable unwrap(Throwable ex) {
 		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
-	private static RuntimeException asRuntime(@Nullable Throwable ex) {
-		return (ex instanceof RuntimeException runtime) ? runtime : new RedisException("Redis failed", ex);
+	static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/** A connection from the factory, with its native commands read once. */
 	private record Opened(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+	}
+
+	/**
+	 * One call of a Lua script with its {@code KEYS} and {@code ARGV}, built by the kind
+	 * that owns the script in one place however it is then sent, so that the argument
+	 * list the script's opening comment describes is written down once.
+	 */
+	record ScriptCall<T>(RedisScript<T> script, List<String> keys, List<String> args) {
+
+		static <T> ScriptCall<T> of(RedisScript<T> script, List<String> keys, String... args) {
+			return new ScriptCall<>(script, keys, List.of(args));
+		}
+
+		/**
+		 * Send the call by digest, as {@link #orBySource}; answered on Lettuce's thread.
+		 */
+		CompletionStage<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> async) {
+			byte[][] keys = keyBytes();
+			byte[][] args = argBytes();
+			return orBySource(async.evalsha(this.script.getSha1(), outputType(), keys, args),
+					() -> async.eval(sourceBytes(), outputType(), keys, args));
+		}
+
+		byte[][] keyBytes() {
+			return this.keys.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
+		}
+
+		byte[][] argBytes() {
+			return this.args.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
+		}
+
+		byte[] sourceBytes() {
+			return bytes(this.script.getScriptAsString());
+		}
+
+		/** How Lettuce decodes the answer: a list for a list script, else an integer. */
+		ScriptOutputType outputType() {
+			Class<?> type = this.script.getResultType();
+			return (type != null && List.class.isAssignableFrom(type)) ? ScriptOutputType.MULTI
+					: ScriptOutputType.INTEGER;
+		}
+
 	}
 
 }

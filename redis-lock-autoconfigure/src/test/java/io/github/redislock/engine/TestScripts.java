@@ -24,7 +24,7 @@ final class TestScripts implements AutoCloseable {
 
 	TestScripts(RedisServer server, String prefix) {
 		this.connectionFactory = StandaloneLocks.connectionFactory(server);
-		this.scripts = new LockScripts(this.connectionFactory, new LockKeys(prefix));
+		this.scripts = new LockScripts(this.connectionFactory, prefix, new ReleaseMessaging(this.connectionFactory));
 		this.cli = server.cli();
 	}
 
