@@ -70,9 +70,8 @@ final class ExclusiveLockKind extends LockKind {
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * The call carries the key's value as the grant wrote it and the tombstone that
-	 * replaces it, both built here, so that the usual release, of a lock nobody else
-	 * asked for, is a GET, a comparison and a SET in Redis ({@code release.lua}).
+	 * Carries the key's value as the grant wrote it and the tombstone that replaces it,
+	 * so that the usual release is a GET, a comparison and a SET ({@code release.lua}).
 	 */
 	@Override
 	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long fence) {
@@ -104,8 +103,8 @@ final class ExclusiveLockKind extends LockKind {
 	 * {@inheritDoc}
 	 * <p>
 	 * Every message no other kind claims: the releasing owner's token. One of this JVM
-	 * wakes nobody, since the releasing thread wakes its waiters itself once it knows
-	 * whether other JVMs wait; one of another JVM wakes one waiter and ends the yield.
+	 * wakes nobody (the releasing thread does); one of another wakes one waiter and ends
+	 * the yield.
 	 */
 	@Override
 	@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix) {

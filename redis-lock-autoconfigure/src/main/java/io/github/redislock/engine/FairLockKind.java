@@ -75,12 +75,6 @@ final class FairLockKind extends LockKind {
 				channel(scripts.prefix(), name), scripts.publishCommand());
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * {@code >} and an owner token: that waiter, if it waits in this JVM, is next in
-	 * line; every other waiter sleeps on.
-	 */
 	@Override
 	@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix) {
 		if (message.length == 0 || message[0] != TARGETED) {

@@ -39,16 +39,12 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
  */
 abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWriteLockKind {
 
-	/** One holder; whoever is woken first wins. */
 	static final LockKind EXCLUSIVE = new ExclusiveLockKind();
 
-	/** One holder; waiters of every JVM queue in Redis and are served in order. */
 	static final LockKind FAIR = new FairLockKind();
 
-	/** The shared side of a read/write lock. */
 	static final LockKind READ = new ReadWriteLockKind.Read();
 
-	/** The exclusive side of a read/write lock. */
 	static final LockKind WRITE = new ReadWriteLockKind.Write();
 
 	/**
@@ -68,7 +64,6 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 
 	private static final RedisScript<Long> LEASE_LEFT = LockScripts.script(Long.class, "lease-left.lua");
 
-	/** The kind of a request for the given mode, fair or not. */
 	static LockKind of(LockMode mode, boolean fair) {
 		return switch (mode) {
 			case EXCLUSIVE -> fair ? FAIR : EXCLUSIVE;
@@ -77,10 +72,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 		};
 	}
 
-	/**
-	 * What a release message, of any kind, asks of the local waiters of its channel.
-	 * @param ownPrefix how this JVM's owner tokens begin
-	 */
+	/** What a release message of any kind asks of the local waiters of its channel. */
 	static ReleaseSubscriptions.WakeUp wakeUpOf(byte[] message, byte[] ownPrefix) {
 		for (LockKind kind : BY_MESSAGE) {
 			ReleaseSubscriptions.WakeUp wakeUp = kind.wakeUp(message, ownPrefix);
@@ -107,9 +99,8 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/**
-	 * The call of the acquire script: granted when free, and otherwise, when the
-	 * acquisition {@linkplain Acquisition#queues() queues}, its place in line taken or
-	 * renewed.
+	 * The call of the acquire script: granted when free, else a place in line taken or
+	 * renewed when the acquisition {@linkplain Acquisition#queues() queues}.
 	 */
 	@SuppressWarnings("rawtypes")
 	abstract ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition);
@@ -120,8 +111,8 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/**
-	 * Release the lock if the owner still holds it, waking waiters; waits for the answer
-	 * even when interrupted.
+	 * Release the lock if the owner still holds it, waking waiters, even when
+	 * interrupted.
 	 * @param grantToken the fencing token Redis granted the owner, 0 when not known
 	 * @param fence the greatest fencing token given to a holder of the grant, which later
 	 * grants must exceed: the grant's own unless it passed between threads of this JVM
@@ -145,8 +136,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/**
-	 * Whether a renewed grant may pass from a thread of this JVM to the next without a
-	 * round trip ({@link HandOver}), which then asks Redis with {@link #checkCall}.
+	 * Whether a renewed grant may pass between threads of this JVM ({@link HandOver}).
 	 */
 	boolean passes() {
 		return false;
@@ -163,18 +153,15 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/**
-	 * Release, owner-checked, whatever the owner may hold and take it out of any line,
-	 * for a background release that nobody awaits ({@link BackgroundReleases}).
+	 * Release whatever the owner may hold and take it out of any line, for a background
+	 * release nobody awaits ({@link BackgroundReleases}).
 	 */
 	void giveBack(LockScripts scripts, String name, String owner, long fence) {
 		release(scripts, name, owner, 0, fence);
 		leave(scripts, name, owner);
 	}
 
-	/**
-	 * Take a waiter that gives up out of the lock's line, waking whom it kept waiting,
-	 * waiting for the answer even when interrupted.
-	 */
+	/** Take a waiter that gives up out of the line, waking whom it kept waiting. */
 	final void leave(LockScripts scripts, String name, String owner) {
 		ScriptCall<Long> call = leaveCall(scripts, name, owner);
 		if (call != null) {
@@ -203,9 +190,8 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/**
-	 * What a release message asks of this JVM's waiters.
-	 * @param ownPrefix how this JVM's owner tokens begin
-	 * @return the wake-up, or {@code null} when the message is not of this kind
+	 * What a release message asks of this JVM's waiters, whose owner tokens begin with
+	 * {@code ownPrefix}; {@code null} when the message is not of this kind.
 	 */
 	abstract ReleaseSubscriptions.@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix);
 
@@ -221,7 +207,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 
 	/**
 	 * Whether a waiter takes a place in line in Redis (a fair queue entry, a writer
-	 * intent), renewed by trying again before it runs out, and left when it gives up.
+	 * intent), renewed by trying again and left when it gives up.
 	 */
 	boolean queues() {
 		return false;
@@ -232,10 +218,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 		return new LockHold.Key(name, LockHold.Key.LOCK, null);
 	}
 
-	/**
-	 * The key of a hold among the engine's holds.
-	 * @param ownerThread the thread that may re-enter, or {@code null} when none may
-	 */
+	/** The key of a hold whose thread may re-enter, or none may when {@code null}. */
 	LockHold.Key holdKey(LockLease lease, @Nullable Thread ownerThread) {
 		return holdKey(lease.key(), ownerThread);
 	}

@@ -40,10 +40,9 @@ final class LockScripts {
 
 	private static final Log logger = LogFactory.getLog(LockScripts.class);
 
-	/** {@code renew.lua} for a batch of one lease, which it answers with a number. */
+	/** {@code renew.lua} for one lease, answered with a number, or several, a list. */
 	private static final RedisScript<Long> RENEW = script(Long.class, "renew.lua");
 
-	/** {@code renew.lua} for a batch of several leases, which it answers with a list. */
 	@SuppressWarnings("rawtypes")
 	static final RedisScript<List> RENEW_BATCH = new Loaded<>(RENEW.getScriptAsString(), RENEW.getSha1(), List.class);
 
@@ -73,18 +72,14 @@ final class LockScripts {
 	}
 
 	/**
-	 * Key holding the holder of an exclusive or fair lock: the two kinds share it, so
-	 * they exclude each other. An exclusive lock keeps its whole state there, and a
-	 * tombstone after its release ({@code lock-key.lua}).
+	 * Key of an exclusive or fair lock: the two kinds share it, so they exclude each
+	 * other ({@code lock-key.lua}).
 	 */
 	String lockKey(String name) {
 		return key(name, "");
 	}
 
-	/**
-	 * Key holding the last fencing token the fair and read/write kinds granted (an
-	 * exclusive lock keeps it in its lock key).
-	 */
+	/** Key holding the last fencing token the fair and read/write kinds granted. */
 	String fenceKey(String name) {
 		return key(name, ":fence");
 	}
@@ -111,10 +106,7 @@ final class LockScripts {
 		return this.prefix + "subscription";
 	}
 
-	/**
-	 * The command that publishes a release message, an argument of the scripts that
-	 * publish.
-	 */
+	/** The command that publishes a release message, an argument of the scripts. */
 	String publishCommand() {
 		return this.messaging.publishCommand();
 	}
@@ -140,8 +132,7 @@ final class LockScripts {
 	}
 
 	/**
-	 * As {@link ScriptBatches#sendAll}.
-	 * @throws RuntimeException when the connection could not be opened; then none is told
+	 * As {@link ScriptBatches#sendAll}; throws, telling none, when Redis is not reached.
 	 */
 	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
 		ScriptBatches.sendAll(this.redis.commands(), calls, answers);
@@ -150,7 +141,6 @@ final class LockScripts {
 	/**
 	 * Make sure that calls can be sent without waiting for Redis, as {@link #prepare()}
 	 * did unless Redis failed then, doing what is left on the executor.
-	 * @return completes when ready; exceptionally when Redis failed
 	 */
 	CompletionStage<Void> ready(Executor executor) {
 		if (this.redis.isOpen() && this.messaging.isDecided()) {
@@ -161,9 +151,8 @@ final class LockScripts {
 
 	/**
 	 * Open the connection and learn how release messages travel before the first lock
-	 * call: a cluster client that connects for the first time while a node stalls waits
-	 * for that node, which would hold up a lock on a healthy one. Failures are left for
-	 * the lock calls to report.
+	 * call: a cluster client connecting for the first time while a node stalls waits for
+	 * that node, holding up a lock on a healthy one. Failures are left for lock calls.
 	 */
 	void prepare() {
 		try {
@@ -200,9 +189,8 @@ final class LockScripts {
 	}
 
 	/**
-	 * The call of {@code renew.lua} that sets a lease to the given length from now, a
-	 * batch of one; a batch of several is such calls' keys and arguments each in order
-	 * ({@link RenewalWindow}).
+	 * The call of {@code renew.lua} that sets a lease to the given length from now; a
+	 * batch is such calls' keys and arguments in order ({@link RenewalWindow}).
 	 */
 	ScriptCall<Long> renewCall(LockLease lease, long leaseMillis) {
 		LockKind kind = lease.kind();
@@ -220,10 +208,7 @@ final class LockScripts {
 		return reply != null && reply == 1L;
 	}
 
-	/**
-	 * Whether Redis is a cluster, where a script may only touch the keys of one slot.
-	 * @throws RuntimeException when the connection could not be opened
-	 */
+	/** Whether Redis is a cluster, where a script may only touch the keys of one slot. */
 	boolean isCluster() {
 		return !(this.redis.commands() instanceof RedisAsyncCommands<byte[], byte[]>);
 	}

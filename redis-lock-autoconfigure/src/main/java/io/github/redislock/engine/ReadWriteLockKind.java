@@ -16,9 +16,10 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
  * <p>
  * The sides, {@link Read} and {@link Write}, share the holders' key, the scripts (told
  * the side), the channel and the message, and override what differs, so that neither
- * branches on the side: a writer waits in line (its intent keeps new readers out), a
- * reader does not; a read hold is keyed per thread, since several threads of a JVM read
- * at once; and each side has its rule about the calling thread's hold of the other.
+ * branches on the side: a writer waits in line (its intent keeps new readers out, renewed
+ * while it waits, withdrawn when it gives up), a reader does not; a read hold is keyed
+ * per thread, since several threads of a JVM read at once; and each side has its rule
+ * about the calling thread's hold of the other.
  *
  * <p>
  * A release that may let others in wakes every waiter: its message is {@code *} and the
@@ -87,10 +88,7 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		return (message.length > 0 && message[0] == BROADCAST) ? WakeUp.ALL : null;
 	}
 
-	/**
-	 * The shared side. A thread that holds the write lock may take the read lock too (to
-	 * downgrade); several threads of this JVM hold it at once, each under its own key.
-	 */
+	/** The shared side; a thread that holds the write lock may take it (downgrade). */
 	static final class Read extends ReadWriteLockKind {
 
 		@Override
@@ -104,10 +102,7 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		}
 
 		/**
-		 * {@inheritDoc}
-		 * <p>
-		 * A read lock that no thread may re-enter is keyed by its grant, as several of
-		 * them may be held at once.
+		 * One no thread may re-enter is keyed by its grant: several may be held at once.
 		 */
 		@Override
 		LockHold.Key holdKey(LockLease lease, @Nullable Thread ownerThread) {
@@ -125,9 +120,7 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 	}
 
 	/**
-	 * The exclusive side. A writer that must wait sets an intent that keeps new readers
-	 * out, renewed while it waits and withdrawn when it gives up; a thread that holds the
-	 * read lock may not take it.
+	 * The exclusive side; a thread that holds the read lock may not take it (upgrade).
 	 */
 	static final class Write extends ReadWriteLockKind {
 
@@ -154,11 +147,6 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 			return new LockHold.Key(name, LockHold.Key.WRITE, null);
 		}
 
-		/**
-		 * {@inheritDoc}
-		 * @throws IllegalStateException when the calling thread holds the read lock: a
-		 * reader cannot upgrade
-		 */
 		@Override
 		String admit(LocalLocks locks, String name) {
 			if (locks.ofThisThread(LockKind.READ, name) != null) {

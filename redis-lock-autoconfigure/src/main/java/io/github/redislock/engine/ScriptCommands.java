@@ -153,22 +153,9 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	private @Nullable Object await(Opened opened, CompletionStage<?> answer, long extraMillis, boolean interruptible) {
-		CompletableFuture<?> future = answer.toCompletableFuture();
-		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(replayWindowMillis() + extraMillis);
-		boolean interrupted = false;
 		try {
-			while (true) {
-				try {
-					return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-				}
-				catch (InterruptedException ex) {
-					if (interruptible) {
-						Thread.currentThread().interrupt();
-						throw new RedisCommandInterruptedException(ex);
-					}
-					interrupted = true;
-				}
-			}
+			return SharedConnection.await(answer.toCompletableFuture(),
+					TimeUnit.MILLISECONDS.toNanos(replayWindowMillis() + extraMillis), interruptible);
 		}
 		catch (ExecutionException ex) {
 			replaceOn(opened, ex.getCause());
@@ -180,11 +167,6 @@ final class ScriptCommands implements AutoCloseable {
 					"Redis did not answer within " + this.timeoutMillis + " ms");
 			replaceOn(opened, timeout);
 			throw timeout;
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
 		}
 	}
 
