@@ -11,22 +11,15 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
  * One holder; whoever is woken first wins ({@code acquire.lua}, {@code release.lua},
- * {@code renew.lua}).
+ * {@code renew.lua}). Its whole state is its lock key, as {@code lock-key.lua} tells.
  *
  * <p>
- * The kind the engine is fastest at: a renewed grant passes to the next waiting thread of
- * this JVM under the same grant while Redis confirms it ({@link HandOver},
- * {@code check.lua}), and, since that would let one JVM keep the lock for ever, this JVM
- * releases it through Redis and yields it for a while when a thread of another JVM waits.
- * Its release message is the releasing owner's token, so that a JVM tells its own
- * releases, whose local waiters the releasing thread wakes, from others'.
- *
- * <p>
- * Its whole state in Redis is its lock key ({@code lock-key.lua}): the holder, the
- * fencing token, whether a thread of another JVM was refused, and after a release a
- * tombstone that keeps the last token and the release's owner. So a lock and a release
- * nobody else wants touch one key, and a release publishes only when someone may wait for
- * its message ({@code release.lua} says why that wakes every waiter).
+ * The kind the engine is fastest at: a renewed grant passes between the threads of this
+ * JVM ({@link HandOver}'s design note), and this JVM yields the lock for a while when a
+ * thread of another JVM waits, so that it cannot keep the lock for ever. Its release
+ * message is the releasing owner's token, so that a JVM tells its own releases, whose
+ * local waiters the releasing thread wakes, from others'; a release publishes only when
+ * someone may wait for it ({@code release.lua} says why that wakes every waiter).
  *
  * @author redis-lock
  */

@@ -111,8 +111,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/**
-	 * Release the lock if the owner still holds it, waking waiters, even when
-	 * interrupted.
+	 * Release the lock if the owner holds it, waking waiters, even when interrupted.
 	 * @param grantToken the fencing token Redis granted the owner, 0 when not known
 	 * @param fence the greatest fencing token given to a holder of the grant, which later
 	 * grants must exceed: the grant's own unless it passed between threads of this JVM
@@ -135,9 +134,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 		return (reply != null) ? reply - 1 : -1;
 	}
 
-	/**
-	 * Whether a renewed grant may pass between threads of this JVM ({@link HandOver}).
-	 */
+	/** Whether a renewed grant may pass between threads here ({@link HandOver}). */
 	boolean passes() {
 		return false;
 	}
@@ -169,9 +166,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 		}
 	}
 
-	/**
-	 * The call of the leave script; {@code null} unless it {@linkplain #queues() queues}.
-	 */
+	/** The call of the leave script; {@code null} for a kind that does not queue. */
 	@Nullable ScriptCall<Long> leaveCall(LockScripts scripts, String name, String owner) {
 		return null;
 	}
@@ -181,10 +176,7 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 		return scripts.lockKey(name);
 	}
 
-	/**
-	 * How {@code renew.lua} renews on that key: {@code "k"} when it holds the owner
-	 * token.
-	 */
+	/** How {@code renew.lua} renews: {@code "k"}, a key that holds the owner token. */
 	String renewMode() {
 		return "k";
 	}
@@ -196,10 +188,9 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	abstract ReleaseSubscriptions.@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix);
 
 	/**
-	 * Whether this JVM, after releasing the lock while a thread of another JVM waits for
-	 * it, leaves it alone for a while. The kind's release scripts then report whether
-	 * others wait, its messages from this JVM wake nobody here, and the releasing thread
-	 * wakes the local waiters itself.
+	 * Whether this JVM, after releasing the lock while another JVM waits for it, leaves
+	 * it alone for a while; the release scripts then report whether others wait, and the
+	 * releasing thread wakes the local waiters itself.
 	 */
 	boolean yields() {
 		return false;

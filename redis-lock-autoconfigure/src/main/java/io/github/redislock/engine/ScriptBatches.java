@@ -42,10 +42,16 @@ final class ScriptBatches {
 	private ScriptBatches() {
 	}
 
-	/** Encode a script call once, for a call sent again and again. */
+	/**
+	 * Encode a script call once, for a call sent again and again; Lettuce decodes the
+	 * answer as a list for a list script, else as an integer.
+	 */
 	static <T> PreparedCall<T> prepare(ScriptCall<T> call) {
-		return new PreparedCall<>(call.script(), call.outputType(), ScriptCommands.bytes(call.script().getSha1()),
-				call.keyBytes(), call.argBytes());
+		Class<?> type = call.script().getResultType();
+		return new PreparedCall<>(call.script(),
+				(type != null && List.class.isAssignableFrom(type)) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER,
+				ScriptCommands.bytes(call.script().getSha1()), ScriptCommands.bytes(call.keys()),
+				ScriptCommands.bytes(call.args()));
 	}
 
 	/**
@@ -56,15 +62,14 @@ final class ScriptBatches {
 			List<? extends Answer<T>> answers) {
 		if (!(async instanceof RedisAsyncCommands<byte[], byte[]> single)) {
 			for (int i = 0; i < calls.size(); i++) {
-				PreparedCall<T> call = calls.get(i);
-				CompletionStage<T> byDigest;
+				CompletionStage<T> sent;
 				try {
-					byDigest = async.evalsha(call.script().getSha1(), call.type(), call.keys(), call.args());
+					sent = calls.get(i).sendOn(async);
 				}
 				catch (RuntimeException ex) {
-					byDigest = CompletableFuture.failedFuture(ex);
+					sent = CompletableFuture.failedFuture(ex);
 				}
-				answerBySource(async, call, byDigest, answers.get(i));
+				tell(sent, answers.get(i));
 			}
 			return;
 		}
@@ -78,7 +83,7 @@ final class ScriptBatches {
 			AsyncCommand<byte[], byte[], T> command = new AsyncCommand<>(
 					new Command<>(CommandType.EVALSHA, output(call.type()), args));
 			commands.add(command);
-			answerBySource(async, call, command, answers.get(i));
+			tell(ScriptCommands.orBySource(command, () -> call.bySource(async)), answers.get(i));
 		}
 		try {
 			single.getStatefulConnection().dispatch(commands);
@@ -88,13 +93,8 @@ final class ScriptBatches {
 		}
 	}
 
-	private static <T> void answerBySource(RedisClusterAsyncCommands<byte[], byte[]> async, PreparedCall<T> call,
-			CompletionStage<T> byDigest, Answer<T> answer) {
-		ScriptCommands
-			.orBySource(byDigest,
-					() -> async.eval(ScriptCommands.bytes(call.script().getScriptAsString()), call.type(), call.keys(),
-							call.args()))
-			.whenComplete((reply, ex) -> answer.answered(reply, (ex != null) ? ScriptCommands.unwrap(ex) : null));
+	private static <T> void tell(CompletionStage<T> sent, Answer<T> answer) {
+		sent.whenComplete((reply, ex) -> answer.answered(reply, (ex != null) ? ScriptCommands.unwrap(ex) : null));
 	}
 
 	@SuppressWarnings("unchecked")
@@ -114,6 +114,18 @@ final class ScriptBatches {
 
 	/** A script call encoded for the wire. */
 	record PreparedCall<T>(RedisScript<T> script, ScriptOutputType type, byte[] sha, byte[][] keys, byte[][] args) {
+
+		/** Send by digest, as {@link ScriptCommands#orBySource} says. */
+		CompletionStage<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> async) {
+			return ScriptCommands.orBySource(async.evalsha(this.script.getSha1(), this.type, this.keys, this.args),
+					() -> bySource(async));
+		}
+
+		/** Send by source ({@code EVAL}), which also loads the script. */
+		CompletionStage<T> bySource(RedisClusterAsyncCommands<byte[], byte[]> async) {
+			return async.eval(ScriptCommands.bytes(this.script.getScriptAsString()), this.type, this.keys, this.args);
+		}
+
 	}
 
 	/** The answers to calls sent together, awaited together. */

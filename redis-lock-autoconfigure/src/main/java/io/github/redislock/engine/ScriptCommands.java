@@ -16,7 +16,6 @@ import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -93,8 +92,7 @@ final class ScriptCommands implements AutoCloseable {
 	 */
 	void executeBySource(ScriptCall<?> call) {
 		Opened opened = opened();
-		await(opened, opened.commands().eval(call.sourceBytes(), call.outputType(), call.keyBytes(), call.argBytes()),
-				0, false);
+		await(opened, ScriptBatches.prepare(call).bySource(opened.commands()), 0, false);
 	}
 
 	/**
@@ -226,6 +224,10 @@ final class ScriptCommands implements AutoCloseable {
 		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
+	static byte[][] bytes(List<String> values) {
+		return values.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
+	}
+
 	/** A connection from the factory, with its native commands read once. */
 	private record Opened(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
 	}
@@ -241,33 +243,9 @@ final class ScriptCommands implements AutoCloseable {
 			return new ScriptCall<>(script, keys, List.of(args));
 		}
 
-		/**
-		 * Send the call by digest, as {@link #orBySource}; answered on Lettuce's thread.
-		 */
+		/** Send the call as {@link #orBySource} says; answered on Lettuce's thread. */
 		CompletionStage<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> async) {
-			byte[][] keys = keyBytes();
-			byte[][] args = argBytes();
-			return orBySource(async.evalsha(this.script.getSha1(), outputType(), keys, args),
-					() -> async.eval(sourceBytes(), outputType(), keys, args));
-		}
-
-		byte[][] keyBytes() {
-			return this.keys.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
-		}
-
-		byte[][] argBytes() {
-			return this.args.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
-		}
-
-		byte[] sourceBytes() {
-			return bytes(this.script.getScriptAsString());
-		}
-
-		/** How Lettuce decodes the answer: a list for a list script, else an integer. */
-		ScriptOutputType outputType() {
-			Class<?> type = this.script.getResultType();
-			return (type != null && List.class.isAssignableFrom(type)) ? ScriptOutputType.MULTI
-					: ScriptOutputType.INTEGER;
+			return ScriptBatches.prepare(this).sendOn(async);
 		}
 
 	}

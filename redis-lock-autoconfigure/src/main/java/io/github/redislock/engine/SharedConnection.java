@@ -64,8 +64,7 @@ final class SharedConnection<C> {
 	/**
 	 * The usable connection, opened first when there is none; an interrupt ends the wait
 	 * for another thread's opening.
-	 * @throws RuntimeException from the Redis client when opening failed, here or in the
-	 * thread whose opening this one waited for
+	 * @throws RuntimeException when opening failed, here or in the thread waited for
 	 */
 	C get() {
 		return get(true);
@@ -88,7 +87,7 @@ final class SharedConnection<C> {
 					throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
 				}
 			}
-			C connection = (seen != null) ? opened(seen) : null;
+			C connection = opened(seen);
 			if (connection != null && this.usable.test(connection)) {
 				return connection;
 			}
@@ -112,7 +111,7 @@ final class SharedConnection<C> {
 		if (seen != null && !seen.isDone()) {
 			return seen.minimalCompletionStage();
 		}
-		C connection = (seen != null) ? opened(seen) : null;
+		C connection = opened(seen);
 		if (connection != null && this.usable.test(connection)) {
 			return CompletableFuture.completedFuture(connection);
 		}
@@ -121,8 +120,7 @@ final class SharedConnection<C> {
 
 	/** The connection if one is open now, usable or not; never waits. */
 	@Nullable C now() {
-		CompletableFuture<C> seen = this.current.get();
-		return (seen != null && seen.isDone()) ? opened(seen) : null;
+		return opened(this.current.get());
 	}
 
 	/** Whether a connection was opened once at least. */
@@ -153,7 +151,7 @@ final class SharedConnection<C> {
 	/** Close a connection that failed, unless it was replaced already. */
 	void replace(C failed) {
 		CompletableFuture<C> seen = this.current.get();
-		if (seen != null && seen.isDone() && opened(seen) == failed && this.current.compareAndSet(seen, null)) {
+		if (opened(seen) == failed && this.current.compareAndSet(seen, null)) {
 			closeQuietly(failed);
 		}
 	}
@@ -179,8 +177,9 @@ final class SharedConnection<C> {
 		return connection;
 	}
 
-	private @Nullable C opened(CompletableFuture<C> done) {
-		return done.isCompletedExceptionally() ? null : done.getNow(null);
+	/** The connection of an opening that completed without failing, else {@code null}. */
+	private @Nullable C opened(@Nullable CompletableFuture<C> seen) {
+		return (seen != null && seen.isDone() && !seen.isCompletedExceptionally()) ? seen.getNow(null) : null;
 	}
 
 	private void closeQuietly(C connection) {
