@@ -57,7 +57,7 @@ final class ExclusiveLockKind extends LockKind {
 	 */
 	@Override
 	void giveBack(LockScripts scripts, String name, String owner, long fence) {
-		scripts.commands().executeBySource(releaseCall(scripts, name, owner, 0, fence));
+		scripts.executeBySource(releaseCall(scripts, name, owner, 0, fence));
 	}
 
 	/**

@@ -27,7 +27,8 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
  * What the lock kinds' Lua scripts run with in one engine: the connection, the names of
  * the keys and channels, how release messages are published and how long a release leaves
  * its mark. Each kind owns its scripts (the {@code .lua} resources beside this class) and
- * builds their calls; this class runs them, each one round trip.
+ * builds their calls; this class runs them, each one round trip, as its
+ * {@link ScriptCommands} base says.
  *
  * <p>
  * Every key and channel of a lock is the prefix, the lock name inside a hash tag, and a
@@ -36,7 +37,7 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
  *
  * @author redis-lock
  */
-final class LockScripts {
+final class LockScripts extends ScriptCommands {
 
 	private static final Log logger = LogFactory.getLog(LockScripts.class);
 
@@ -46,14 +47,12 @@ final class LockScripts {
 	@SuppressWarnings("rawtypes")
 	static final RedisScript<List> RENEW_BATCH = new Loaded<>(RENEW.getScriptAsString(), RENEW.getSha1(), List.class);
 
-	private final ScriptCommands redis;
-
 	private final String prefix;
 
 	private final ReleaseMessaging messaging;
 
 	LockScripts(RedisConnectionFactory connectionFactory, String prefix, ReleaseMessaging messaging) {
-		this.redis = new ScriptCommands(connectionFactory);
+		super(connectionFactory);
 		this.prefix = prefix;
 		this.messaging = messaging;
 	}
@@ -116,26 +115,14 @@ final class LockScripts {
 	 * Lettuce may replay the release, so that the second run finds it.
 	 */
 	String releaseMarkMillis() {
-		return Long.toString(this.redis.replayWindowMillis());
-	}
-
-	<T> T execute(ScriptCall<T> call) {
-		return this.redis.execute(call);
-	}
-
-	<T> T executeUninterruptibly(ScriptCall<T> call) {
-		return this.redis.executeUninterruptibly(call);
-	}
-
-	<T> CompletionStage<T> executeAsync(ScriptCall<T> call, Executor opener) {
-		return this.redis.executeWithoutBlocking(call, opener);
+		return Long.toString(replayWindowMillis());
 	}
 
 	/**
 	 * As {@link ScriptBatches#sendAll}; throws, telling none, when Redis is not reached.
 	 */
 	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
-		ScriptBatches.sendAll(this.redis.commands(), calls, answers);
+		ScriptBatches.sendAll(commands(), calls, answers);
 	}
 
 	/**
@@ -143,7 +130,7 @@ final class LockScripts {
 	 * did unless Redis failed then, doing what is left on the executor.
 	 */
 	CompletionStage<Void> ready(Executor executor) {
-		if (this.redis.isOpen() && this.messaging.isDecided()) {
+		if (isOpen() && this.messaging.isDecided()) {
 			return CompletableFuture.completedFuture(null);
 		}
 		return CompletableFuture.runAsync(this::connect, executor);
@@ -164,19 +151,18 @@ final class LockScripts {
 	}
 
 	private void connect() {
-		this.redis.commands();
+		commands();
 		this.messaging.publishCommand();
 	}
 
-	/** As {@link ScriptCommands#awaitReplicasAsync}, 0 when Redis answered nothing. */
+	/** As {@link ScriptCommands#waitForReplicas} on the lock's key. */
 	CompletionStage<Long> awaitReplicasAsync(String name, int replicas, long timeoutMillis) {
-		return this.redis.awaitReplicasAsync(lockKey(name), replicas, timeoutMillis)
-			.thenApply((acknowledged) -> (acknowledged != null) ? acknowledged : 0L);
+		return waitForReplicas(lockKey(name), replicas, timeoutMillis);
 	}
 
 	/**
 	 * Run an acquire script, then wait until the given number of replicas acknowledged a
-	 * grant, on the same connection ({@link ScriptCommands#awaitReplicasAsync}).
+	 * grant, on the same connection ({@link ScriptCommands#waitForReplicas}).
 	 * @return the grant with the number of replicas that acknowledged it, or the
 	 * attempt's reply when not granted
 	 */
@@ -185,7 +171,7 @@ final class LockScripts {
 		if (!attempt.granted()) {
 			return attempt;
 		}
-		return attempt.acknowledgedBy(this.redis.awaitReplicas(lockKey(name), replicas, timeoutMillis));
+		return attempt.acknowledgedBy(awaitReplicas(lockKey(name), replicas, timeoutMillis));
 	}
 
 	/**
@@ -200,7 +186,7 @@ final class LockScripts {
 
 	/** Extend a lease now, waiting; false when the lock is no longer the owner's. */
 	boolean renew(LockLease lease) {
-		return isRenewed(this.redis.execute(renewCall(lease, lease.leaseMillis())));
+		return isRenewed(execute(renewCall(lease, lease.leaseMillis())));
 	}
 
 	/** Whether a renewal's answer says the lease was extended. */
@@ -210,15 +196,7 @@ final class LockScripts {
 
 	/** Whether Redis is a cluster, where a script may only touch the keys of one slot. */
 	boolean isCluster() {
-		return !(this.redis.commands() instanceof RedisAsyncCommands<byte[], byte[]>);
-	}
-
-	ScriptCommands commands() {
-		return this.redis;
-	}
-
-	void close() {
-		this.redis.close();
+		return !(commands() instanceof RedisAsyncCommands<byte[], byte[]>);
 	}
 
 	/**

@@ -38,7 +38,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  *
  * @author redis-lock
  */
-final class ScriptCommands implements AutoCloseable {
+sealed class ScriptCommands implements AutoCloseable permits LockScripts {
 
 	/** Time allowed for an answer on top of the client's own command timeout. */
 	private static final long ANSWER_MARGIN_MILLIS = 1000;
@@ -100,7 +100,7 @@ final class ScriptCommands implements AutoCloseable {
 	 * open it is opened on the given executor, since opening waits for Redis. The answer
 	 * is completed on Lettuce's thread.
 	 */
-	<T> CompletionStage<T> executeWithoutBlocking(ScriptCall<T> call, Executor opener) {
+	<T> CompletionStage<T> executeAsync(ScriptCall<T> call, Executor opener) {
 		Opened current = this.connection.now();
 		if (current != null) {
 			return call.sendOn(current.commands());
@@ -123,10 +123,9 @@ final class ScriptCommands implements AutoCloseable {
 		return this.connection.now() != null;
 	}
 
-	/** As {@link #awaitReplicasAsync}, waiting for the answer. */
+	/** As {@link #waitForReplicas}, waiting for the answer. */
 	long awaitReplicas(String key, int replicas, long timeoutMillis) {
-		Long acknowledged = (Long) await(opened(), awaitReplicasAsync(key, replicas, timeoutMillis), timeoutMillis,
-				true);
+		Long acknowledged = (Long) await(opened(), waitForReplicas(key, replicas, timeoutMillis), timeoutMillis, true);
 		return (acknowledged != null) ? acknowledged : 0;
 	}
 
@@ -136,7 +135,7 @@ final class ScriptCommands implements AutoCloseable {
 	 * connection to the primary of the key's slot, where Lettuce sends the slot's writes.
 	 * @return how many replicas acknowledged the writes, at most after the timeout
 	 */
-	CompletionStage<Long> awaitReplicasAsync(String key, int replicas, long timeoutMillis) {
+	CompletionStage<Long> waitForReplicas(String key, int replicas, long timeoutMillis) {
 		RedisClusterAsyncCommands<byte[], byte[]> target = commands();
 		if (target instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
 			RedisClusterNode primary = cluster.getStatefulConnection()
@@ -147,7 +146,8 @@ final class ScriptCommands implements AutoCloseable {
 			}
 			target = cluster.getConnection(primary.getUri().getHost(), primary.getUri().getPort());
 		}
-		return target.waitForReplication(replicas, timeoutMillis);
+		return target.waitForReplication(replicas, timeoutMillis)
+			.thenApply((acknowledged) -> (acknowledged != null) ? acknowledged : 0L);
 	}
 
 	private @Nullable Object await(Opened opened, CompletionStage<?> answer, long extraMillis, boolean interruptible) {

@@ -93,7 +93,7 @@ final class TestScripts implements AutoCloseable {
 	}
 
 	ScriptCommands commands() {
-		return this.scripts.commands();
+		return this.scripts;
 	}
 
 	LockScripts lockScripts() {
