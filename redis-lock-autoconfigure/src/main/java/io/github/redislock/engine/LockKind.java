@@ -48,17 +48,15 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	static final LockKind WRITE = new ReadWriteLockKind.Write();
 
 	/**
-	 * How long the last fencing token of a lock is kept after its grant, in milliseconds:
-	 * long enough to cover grants within one microsecond of server time and a server
-	 * clock that steps back, short enough that an idle lock costs nothing for long. An
-	 * exclusive lock keeps its token this long after its release, in its tombstone.
+	 * How long a lock's last fencing token is kept after its grant, in milliseconds: long
+	 * enough to cover grants within one microsecond of server time and a server clock
+	 * that steps back, short enough that an idle lock soon costs nothing.
 	 */
 	static final String FENCE_RETENTION_MILLIS = "60000";
 
 	/**
-	 * The kinds that decode release messages, in the order they are asked: kinds share
-	 * channels, so a message is recognised by its content, a marker first, else the
-	 * exclusive kind's bare owner token.
+	 * The kinds that decode release messages, in order: kinds share channels, so a
+	 * message is told by its content, a marker first, else an exclusive owner token.
 	 */
 	private static final List<LockKind> BY_MESSAGE = List.of(FAIR, READ, EXCLUSIVE);
 

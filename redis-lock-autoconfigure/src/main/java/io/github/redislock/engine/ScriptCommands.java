@@ -59,10 +59,9 @@ sealed class ScriptCommands implements AutoCloseable permits LockScripts {
 	}
 
 	/**
-	 * Run a script and wait for its answer; an interrupt ends the wait.
+	 * Run a script and wait for its answer.
 	 * @throws RedisCommandInterruptedException when interrupted before or while waiting;
 	 * the script may have run, and the interrupt status is kept
-	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
 	 */
 	<T> T execute(ScriptCall<T> call) {
 		if (Thread.currentThread().isInterrupted()) {
@@ -96,9 +95,8 @@ sealed class ScriptCommands implements AutoCloseable permits LockScripts {
 	}
 
 	/**
-	 * Run a script without ever blocking the calling thread: when the connection is not
-	 * open it is opened on the given executor, since opening waits for Redis. The answer
-	 * is completed on Lettuce's thread.
+	 * Run a script without ever blocking the calling thread: a connection not open yet is
+	 * opened on the executor, since opening waits for Redis.
 	 */
 	<T> CompletionStage<T> executeAsync(ScriptCall<T> call, Executor opener) {
 		Opened current = this.connection.now();
@@ -110,9 +108,8 @@ sealed class ScriptCommands implements AutoCloseable permits LockScripts {
 
 	/**
 	 * How long after it was sent a command may still run in Redis, and how long a caller
-	 * waits for its answer: Lettuce sends again after a reconnect the commands whose
-	 * answers it lacks, but never one that timed out (the command timeout); plus a
-	 * margin.
+	 * waits for it: Lettuce replays unanswered commands after a reconnect, but never one
+	 * past its command timeout; plus a margin.
 	 */
 	long replayWindowMillis() {
 		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
@@ -233,9 +230,8 @@ sealed class ScriptCommands implements AutoCloseable permits LockScripts {
 	}
 
 	/**
-	 * One call of a Lua script with its {@code KEYS} and {@code ARGV}, built by the kind
-	 * that owns the script in one place however it is then sent, so that the argument
-	 * list the script's opening comment describes is written down once.
+	 * One call of a Lua script with its {@code KEYS} and {@code ARGV}, built in one place
+	 * by the kind that owns the script, however it is then sent.
 	 */
 	record ScriptCall<T>(RedisScript<T> script, List<String> keys, List<String> args) {
 

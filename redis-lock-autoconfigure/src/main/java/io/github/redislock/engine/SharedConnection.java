@@ -50,11 +50,6 @@ final class SharedConnection<C> {
 
 	private volatile boolean closed;
 
-	/**
-	 * @param opener opens a connection, waiting for Redis; throws when it cannot
-	 * @param usable whether an open connection can still be used
-	 * @param closer closes a connection that is replaced, or at {@link #close()}
-	 */
 	SharedConnection(Supplier<C> opener, Predicate<C> usable, Consumer<C> closer) {
 		this.opener = opener;
 		this.usable = usable;
@@ -129,8 +124,7 @@ final class SharedConnection<C> {
 	}
 
 	/**
-	 * Open a usable connection on the executor unless there is one, for a caller that
-	 * must not wait for Redis; a failure is left for the next caller to find.
+	 * Open a usable connection on the executor unless there is one; failures are logged.
 	 */
 	void openInBackground(Executor executor) {
 		if (this.closed) {
