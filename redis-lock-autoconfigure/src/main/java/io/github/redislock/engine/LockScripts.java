@@ -20,7 +20,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.redislock.engine.Acquisition.Attempt;
 import io.github.redislock.engine.ScriptBatches.Answer;
-import io.github.redislock.engine.ScriptBatches.PreparedCall;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**

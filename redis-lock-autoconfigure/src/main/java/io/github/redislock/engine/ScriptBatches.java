@@ -22,9 +22,7 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.core.script.RedisScript;
-
-import io.github.redislock.engine.ScriptCommands.ScriptCall;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 
 /**
  * Sends many script calls at once without waiting for them, each encoded once for all the
@@ -40,18 +38,6 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
 final class ScriptBatches {
 
 	private ScriptBatches() {
-	}
-
-	/**
-	 * Encode a script call once, for a call sent again and again; Lettuce decodes the
-	 * answer as a list for a list script, else as an integer.
-	 */
-	static <T> PreparedCall<T> prepare(ScriptCall<T> call) {
-		Class<?> type = call.script().getResultType();
-		return new PreparedCall<>(call.script(),
-				(type != null && List.class.isAssignableFrom(type)) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER,
-				ScriptCommands.bytes(call.script().getSha1()), ScriptCommands.bytes(call.keys()),
-				ScriptCommands.bytes(call.args()));
 	}
 
 	/**
@@ -109,22 +95,6 @@ final class ScriptBatches {
 	interface Answer<T> {
 
 		void answered(@Nullable T reply, @Nullable Throwable failure);
-
-	}
-
-	/** A script call encoded for the wire. */
-	record PreparedCall<T>(RedisScript<T> script, ScriptOutputType type, byte[] sha, byte[][] keys, byte[][] args) {
-
-		/** Send by digest, as {@link ScriptCommands#orBySource} says. */
-		CompletionStage<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> async) {
-			return ScriptCommands.orBySource(async.evalsha(this.script.getSha1(), this.type, this.keys, this.args),
-					() -> bySource(async));
-		}
-
-		/** Send by source ({@code EVAL}), which also loads the script. */
-		CompletionStage<T> bySource(RedisClusterAsyncCommands<byte[], byte[]> async) {
-			return async.eval(ScriptCommands.bytes(this.script.getScriptAsString()), this.type, this.keys, this.args);
-		}
 
 	}
 

@@ -16,6 +16,7 @@ import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -91,7 +92,7 @@ sealed class ScriptCommands implements AutoCloseable permits LockScripts {
 	 */
 	void executeBySource(ScriptCall<?> call) {
 		Opened opened = opened();
-		await(opened, ScriptBatches.prepare(call).bySource(opened.commands()), 0, false);
+		await(opened, call.prepared().bySource(opened.commands()), 0, false);
 	}
 
 	/**
@@ -241,7 +242,35 @@ sealed class ScriptCommands implements AutoCloseable permits LockScripts {
 
 		/** Send the call as {@link #orBySource} says; answered on Lettuce's thread. */
 		CompletionStage<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> async) {
-			return ScriptBatches.prepare(this).sendOn(async);
+			return prepared().sendOn(async);
+		}
+
+		/**
+		 * The call encoded once, for a call sent again and again ({@link ScriptBatches});
+		 * Lettuce decodes the answer as a list for a list script, else as an integer.
+		 */
+		PreparedCall<T> prepared() {
+			Class<?> type = this.script.getResultType();
+			return new PreparedCall<>(this.script,
+					(type != null && List.class.isAssignableFrom(type)) ? ScriptOutputType.MULTI
+							: ScriptOutputType.INTEGER,
+					bytes(this.script.getSha1()), bytes(this.keys), bytes(this.args));
+		}
+
+	}
+
+	/** A script call encoded for the wire. */
+	record PreparedCall<T>(RedisScript<T> script, ScriptOutputType type, byte[] sha, byte[][] keys, byte[][] args) {
+
+		/** Send by digest, as {@link ScriptCommands#orBySource} says. */
+		CompletionStage<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> async) {
+			return orBySource(async.evalsha(this.script.getSha1(), this.type, this.keys, this.args),
+					() -> bySource(async));
+		}
+
+		/** Send by source ({@code EVAL}), which also loads the script. */
+		CompletionStage<T> bySource(RedisClusterAsyncCommands<byte[], byte[]> async) {
+			return async.eval(bytes(this.script.getScriptAsString()), this.type, this.keys, this.args);
 		}
 
 	}
