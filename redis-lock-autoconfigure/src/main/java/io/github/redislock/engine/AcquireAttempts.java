@@ -18,6 +18,7 @@ import io.github.redislock.LockNotReplicatedException;
 import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 import io.github.redislock.engine.Acquisition.Attempt;
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
  * One attempt at a lock in Redis, by the calling thread: its kind's acquire script, then

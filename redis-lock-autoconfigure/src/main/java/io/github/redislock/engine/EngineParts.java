@@ -62,8 +62,6 @@ final class EngineParts {
 
 	private final BackgroundReleases backgroundReleases;
 
-	private final LockKeys keys;
-
 	private final Diagnostics diagnostics = new Diagnostics();
 
 	/** Guards {@link #running} and {@link #stopped}. */
@@ -86,13 +84,11 @@ final class EngineParts {
 		this.observer = observer;
 		this.shutdown = shutdown;
 		LockWatchdog.warnIfRenewalRoomIsShort(options.watchdogLease(), options.renewInterval());
-		LockKeys keys = new LockKeys(options.keyPrefix());
-		this.keys = keys;
-		this.locks = new LocalLocks(keys);
+		this.locks = new LocalLocks(options.keyPrefix());
 		this.threads = new EngineThreads(executor);
 		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
-		this.scripts = new LockScripts(connectionFactory, keys, messaging);
-		String controlChannel = keys.controlChannel();
+		this.scripts = new LockScripts(connectionFactory, options.keyPrefix(), messaging);
+		String controlChannel = this.scripts.controlChannel();
 		this.subscriptions = new ReleaseSubscriptions(
 				(listener) -> messaging.subscriber(controlChannel, listener, this.threads), SUBSCRIPTION_LINGER_MILLIS,
 				this.tokens.instanceId(), this.locks);
@@ -269,7 +265,7 @@ final class EngineParts {
 			}
 			List<AwaitedLock> awaited = new ArrayList<>();
 			EngineParts.this.subscriptions.forEachWaited((channel, waiters) -> awaited
-				.add(new AwaitedLock(EngineParts.this.keys.nameOfReleaseChannel(channel), waiters)));
+				.add(new AwaitedLock(EngineParts.this.scripts.nameOfReleaseChannel(channel), waiters)));
 			return new LockSnapshot(List.copyOf(held), List.copyOf(awaited));
 		}
 

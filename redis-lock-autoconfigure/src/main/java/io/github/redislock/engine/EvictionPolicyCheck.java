@@ -19,18 +19,15 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.log.LogMessage;
 
 /**
- * Reads, on the engine's first connection to each primary, whether Redis may evict keys
- * when its memory is full, and warns when it may: every key of a lock carries a time to
- * live, so {@code volatile-*} policies pick them first and {@code allkeys-*} ones may
- * take them too. An evicted key is a lock lost while held, or a release's tombstone lost
- * with the fencing token it keeps. Redis evicts only under a {@code maxmemory} limit, so
- * a policy without one is not warned about.
+ * Reads, on the engine's first connection to each primary, whether Redis may evict lock
+ * keys when its memory is full, and warns when it may: an evicted key is a lock lost
+ * while held, or a tombstone lost with its fencing token. Redis evicts only under a
+ * {@code maxmemory} limit, so a policy without one is not warned about.
  *
  * <p>
  * Asks {@code CONFIG GET maxmemory*} without waiting for the answer. A server that
  * refuses {@code CONFIG} (managed Redis often does) is left unchecked, said at debug
- * level only: the README's requirements say what such a server must be set to. A primary
- * that did not answer is asked again at the engine's next connection.
+ * level only; one that did not answer is asked again at the engine's next connection.
  *
  * @author redis-lock
  */
@@ -42,9 +39,8 @@ final class EvictionPolicyCheck {
 	private final Set<String> answered = ConcurrentHashMap.newKeySet();
 
 	/**
-	 * Ask every primary of the connection not asked yet; a warning is logged when the
+	 * Ask every primary of the connection not answered yet; a warning is logged when the
 	 * answer comes.
-	 * @param commands the engine's connection
 	 * @return completes once every answer was read, never exceptionally
 	 */
 	CompletionStage<Void> check(RedisClusterAsyncCommands<byte[], byte[]> commands) {

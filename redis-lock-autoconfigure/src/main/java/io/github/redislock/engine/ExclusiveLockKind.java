@@ -7,62 +7,53 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
  * One holder; whoever is woken first wins ({@code acquire.lua}, {@code release.lua},
- * {@code renew.lua}).
+ * {@code renew.lua}). Its whole state is its lock key, as {@code lock-key.lua} tells.
  *
  * <p>
- * The kind the engine is fastest at: a renewed grant passes to the next waiting thread of
- * this JVM under the same grant while Redis confirms it ({@link HandOver},
- * {@code check.lua}), and, since that would let one JVM keep the lock for ever, this JVM
- * releases it through Redis and yields it for a while when a thread of another JVM waits.
- * Its release message is the releasing owner's token, so that a JVM tells its own
- * releases, whose local waiters the releasing thread wakes, from others'.
- *
- * <p>
- * Its whole state in Redis is its lock key ({@code lock-key.lua}): the holder, the
- * fencing token, whether a thread of another JVM was refused, and after a release a
- * tombstone that keeps the last token and the release's owner. So a lock and a release
- * nobody else wants touch one key, and a release publishes only when someone may wait for
- * its message ({@code release.lua} says why that wakes every waiter).
+ * The kind the engine is fastest at: a renewed grant passes between the threads of this
+ * JVM ({@link HandOver}'s design note), and this JVM yields the lock for a while when a
+ * thread of another JVM waits, so that it cannot keep the lock for ever. Its release
+ * message is the releasing owner's token, so that a JVM tells its own releases, whose
+ * local waiters the releasing thread wakes, from others'; a release publishes only when
+ * someone may wait for it ({@code release.lua} says why that wakes every waiter).
  *
  * @author redis-lock
  */
 final class ExclusiveLockKind extends LockKind {
 
 	@SuppressWarnings("rawtypes")
-	private final RedisScript<List> check = LockScripts.script("check.lua", List.class);
+	private final RedisScript<List> check = LockScripts.script(List.class, "check.lua");
 
 	@SuppressWarnings("rawtypes")
-	private final RedisScript<List> acquire = LockScripts.composedScript(List.class, "lock-key.lua", "acquire.lua");
+	private final RedisScript<List> acquire = LockScripts.script(List.class, "lock-key.lua", "acquire.lua");
 
-	private final RedisScript<Long> release = LockScripts.composedScript(Long.class, "lock-key.lua", "release.lua");
+	private final RedisScript<Long> release = LockScripts.script(Long.class, "lock-key.lua", "release.lua");
 
 	/**
 	 * How long a released lock's tombstone lasts, in milliseconds: as long as its fencing
-	 * token must be kept and as long as its release must stay known, whichever is longer.
+	 * token must be kept or its release must stay known, whichever is longer.
 	 */
 	static String tombstoneMillis(String releaseMarkMillis) {
-		return Long
-			.toString(Math.max(Long.parseLong(LockScripts.FENCE_RETENTION_MILLIS), Long.parseLong(releaseMarkMillis)));
+		return Long.toString(Math.max(Long.parseLong(FENCE_RETENTION_MILLIS), Long.parseLong(releaseMarkMillis)));
 	}
 
 	@Override
 	@SuppressWarnings("rawtypes")
 	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
-		String owner = acquisition.owner();
-		return ScriptCall.of(this.acquire, List.of(scripts.keys().lockKey(acquisition.key())), owner,
+		return ScriptCall.of(this.acquire, List.of(scripts.lockKey(acquisition.key())), acquisition.owner(),
 				Long.toString(acquisition.leaseMillis()));
 	}
 
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Sends the script's source rather than its digest: the release may reach Redis long
-	 * after it was sent, when nobody waits for the reply any more, and a server that
-	 * restarted meanwhile would refuse the digest with no caller there to send the source
-	 * instead.
+	 * Sends the script's source, not its digest: the release may reach Redis long after
+	 * it was sent, when nobody waits for the reply, and a server that restarted meanwhile
+	 * would refuse the digest with no caller there to send the source instead.
 	 */
 	@Override
 	void giveBack(LockScripts scripts, String name, String owner, long fence) {
@@ -72,17 +63,15 @@ final class ExclusiveLockKind extends LockKind {
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * The call carries the key's value as the grant wrote it and the tombstone that
-	 * replaces it, both built here, so that the usual release, of a lock nobody else
-	 * asked for, is a GET, a comparison and a SET in Redis, with nothing to parse or
-	 * assemble there ({@code release.lua}).
+	 * Carries the key's value as the grant wrote it and the tombstone that replaces it,
+	 * so that the usual release is a GET, a comparison and a SET ({@code release.lua}).
 	 */
 	@Override
 	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long fence) {
 		String markMillis = scripts.releaseMarkMillis();
 		String granted = (grantToken > 0) ? granted(owner, grantToken) : "";
 		String tombstone = "r|" + owner + "|" + Math.max(grantToken, fence) + "|" + markMillis;
-		return ScriptCall.of(this.release, List.of(scripts.keys().lockKey(name)), granted, tombstone,
+		return ScriptCall.of(this.release, List.of(scripts.lockKey(name)), granted, tombstone,
 				tombstoneMillis(markMillis), scripts.publishCommand());
 	}
 
@@ -94,7 +83,7 @@ final class ExclusiveLockKind extends LockKind {
 	@Override
 	@SuppressWarnings("rawtypes")
 	@Nullable ScriptCall<List> checkCall(LockScripts scripts, LockLease lease) {
-		return ScriptCall.of(this.check, List.of(scripts.keys().lockKey(lease.key())),
+		return ScriptCall.of(this.check, List.of(scripts.lockKey(lease.key())),
 				granted(lease.owner(), lease.fencingToken()), lease.owner());
 	}
 
@@ -107,8 +96,8 @@ final class ExclusiveLockKind extends LockKind {
 	 * {@inheritDoc}
 	 * <p>
 	 * Every message no other kind claims: the releasing owner's token. One of this JVM
-	 * wakes nobody, since the releasing thread wakes its waiters itself once it knows
-	 * whether other JVMs wait; one of another JVM wakes one waiter and ends the yield.
+	 * wakes nobody (the releasing thread does); one of another wakes one waiter and ends
+	 * the yield.
 	 */
 	@Override
 	@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix) {

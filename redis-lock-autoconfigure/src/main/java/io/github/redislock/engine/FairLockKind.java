@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
  * One holder; waiters of every JVM queue in Redis and are served in order
@@ -31,57 +32,49 @@ final class FairLockKind extends LockKind {
 	private static final byte TARGETED = '>';
 
 	@SuppressWarnings("rawtypes")
-	private final RedisScript<List> acquire = LockScripts.composedScript(List.class, "fencing-token.lua",
-			"lock-key.lua", "fair-acquire.lua");
+	private final RedisScript<List> acquire = LockScripts.script(List.class, "fencing-token.lua", "lock-key.lua",
+			"fair-acquire.lua");
 
-	private final RedisScript<Long> release = LockScripts.script("fair-release.lua", Long.class);
+	private final RedisScript<Long> release = LockScripts.script(Long.class, "fair-release.lua");
 
-	private final RedisScript<Long> leave = LockScripts.script("fair-leave.lua", Long.class);
+	private final RedisScript<Long> leave = LockScripts.script(Long.class, "fair-leave.lua");
 
 	/** Queue of the waiters, in arrival order. */
-	static String queueKey(LockKeys keys, String name) {
-		return keys.key(name, ":queue");
+	static String queueKey(LockScripts scripts, String name) {
+		return scripts.key(name, ":queue");
 	}
 
 	/** Deadline of each queue entry. */
-	static String queueDeadlinesKey(LockKeys keys, String name) {
-		return keys.key(name, ":queue:deadlines");
+	static String queueDeadlinesKey(LockScripts scripts, String name) {
+		return scripts.key(name, ":queue:deadlines");
 	}
 
 	@Override
 	@SuppressWarnings("rawtypes")
 	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
-		LockKeys keys = scripts.keys();
 		String name = acquisition.key();
 		return ScriptCall.of(this.acquire,
-				List.of(keys.lockKey(name), keys.fenceKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name)),
-				acquisition.owner(), Long.toString(acquisition.leaseMillis()), LockScripts.FENCE_RETENTION_MILLIS,
+				List.of(scripts.lockKey(name), scripts.fenceKey(name), queueKey(scripts, name),
+						queueDeadlinesKey(scripts, name)),
+				acquisition.owner(), Long.toString(acquisition.leaseMillis()), FENCE_RETENTION_MILLIS,
 				Long.toString(acquisition.waitLeftMillis()));
 	}
 
 	@Override
 	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long fence) {
-		LockKeys keys = scripts.keys();
 		return ScriptCall.of(this.release,
-				List.of(keys.lockKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name),
-						keys.releasedKey(name, owner)),
-				owner, keys.releaseChannel(name), scripts.publishCommand(), scripts.releaseMarkMillis());
+				List.of(scripts.lockKey(name), queueKey(scripts, name), queueDeadlinesKey(scripts, name),
+						scripts.releasedKey(name, owner)),
+				owner, channel(scripts.prefix(), name), scripts.publishCommand(), scripts.releaseMarkMillis());
 	}
 
 	@Override
 	ScriptCall<Long> leaveCall(LockScripts scripts, String name, String owner) {
-		LockKeys keys = scripts.keys();
 		return ScriptCall.of(this.leave,
-				List.of(keys.lockKey(name), queueKey(keys, name), queueDeadlinesKey(keys, name)), owner,
-				keys.releaseChannel(name), scripts.publishCommand());
+				List.of(scripts.lockKey(name), queueKey(scripts, name), queueDeadlinesKey(scripts, name)), owner,
+				channel(scripts.prefix(), name), scripts.publishCommand());
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * {@code >} and an owner token: that waiter, if it waits in this JVM, is next in
-	 * line; every other waiter sleeps on.
-	 */
 	@Override
 	@Nullable WakeUp wakeUp(byte[] message, byte[] ownPrefix) {
 		if (message.length == 0 || message[0] != TARGETED) {

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.engine.LockWatchdog.LeaseEvents;
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
  * Passes a renewed grant of a kind that allows it ({@link LockKind#passes()}) from a

@@ -8,7 +8,7 @@ import io.lettuce.core.cluster.SlotHash;
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.engine.ScriptBatches.Answer;
-import io.github.redislock.engine.ScriptBatches.PreparedCall;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 
 /**
  * One lease the watchdog watches, and its renewals sent, each an {@link Attempt}.
@@ -72,7 +72,7 @@ final class LeaseRenewal {
 	PreparedCall<Long> call(LockScripts scripts) {
 		PreparedCall<Long> prepared = this.call;
 		if (prepared == null) {
-			prepared = ScriptBatches.prepare(scripts.renewCall(this.lease, this.lease.leaseMillis()));
+			prepared = scripts.renewCall(this.lease, this.lease.leaseMillis()).prepared();
 			this.call = prepared;
 			this.slot = SlotHash.getSlot(prepared.keys()[0]);
 		}

@@ -18,15 +18,15 @@ final class LocalLocks {
 
 	private final ConcurrentHashMap<String, LocalLock> locks = new ConcurrentHashMap<>();
 
-	private final LockKeys keys;
+	private final String keyPrefix;
 
-	LocalLocks(LockKeys keys) {
-		this.keys = keys;
+	LocalLocks(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
 	}
 
 	/** The release channel that names a lock of the given kind. */
 	String channel(LockKind kind, String name) {
-		return kind.channel(this.keys, name);
+		return kind.channel(this.keyPrefix, name);
 	}
 
 	/** The entry of the channel, or {@code null} when this JVM knows nothing of it. */

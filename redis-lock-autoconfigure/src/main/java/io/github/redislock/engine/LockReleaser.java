@@ -18,6 +18,7 @@ import io.github.redislock.LockAccessException;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
 import io.github.redislock.LockObserver.ReleaseOutcome;
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
  * The release path: a handle closed, the hold's count goes down, and the last handle

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -19,137 +20,149 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.redislock.engine.Acquisition.Attempt;
 import io.github.redislock.engine.ScriptBatches.Answer;
-import io.github.redislock.engine.ScriptBatches.PreparedCall;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
- * What the lock kinds' Lua scripts run with in one engine: the connection, the key
- * prefix, how release messages are published and how long a release leaves its mark. Each
- * kind owns its scripts (the {@code .lua} resources beside this class) and builds their
- * calls; this class runs them, each one round trip: {@code EVALSHA}, falling back to
- * {@code EVAL} the first time a server has not seen the script.
+ * What the lock kinds' Lua scripts run with in one engine: the connection, the names of
+ * the keys and channels, how release messages are published and how long a release leaves
+ * its mark. Each kind owns its scripts (the {@code .lua} resources beside this class) and
+ * builds their calls; this class runs them, each one round trip, as its
+ * {@link ScriptCommands} base says.
+ *
+ * <p>
+ * Every key and channel of a lock is the prefix, the lock name inside a hash tag, and a
+ * suffix ({@link #key(String, String, String)}), so that all of them map to one Redis
+ * Cluster slot and one script can touch them all.
  *
  * @author redis-lock
  */
-final class LockScripts {
+final class LockScripts extends ScriptCommands {
 
 	private static final Log logger = LogFactory.getLog(LockScripts.class);
 
-	/**
-	 * How long the last fencing token of a lock is kept after its grant, in milliseconds:
-	 * long enough to cover grants within one microsecond of server time and a server
-	 * clock that steps back, short enough that an idle lock costs nothing for long. An
-	 * argument of the fair and read/write acquire scripts; an exclusive lock keeps its
-	 * token this long after its release, in its tombstone.
-	 */
-	static final String FENCE_RETENTION_MILLIS = "60000";
+	/** {@code renew.lua} for one lease, answered with a number, or several, a list. */
+	private static final RedisScript<Long> RENEW = script(Long.class, "renew.lua");
 
-	/** {@code renew.lua} for a batch of one lease, which it answers with a number. */
-	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
-
-	/** {@code renew.lua} for a batch of several leases, which it answers with a list. */
 	@SuppressWarnings("rawtypes")
-	static final RedisScript<List> RENEW_BATCH = new ScriptCall.Loaded<>(RENEW.getScriptAsString(), RENEW.getSha1(),
-			List.class);
+	static final RedisScript<List> RENEW_BATCH = new Loaded<>(RENEW.getScriptAsString(), RENEW.getSha1(), List.class);
 
-	private final ScriptCommands redis;
-
-	private final LockKeys keys;
+	private final String prefix;
 
 	private final ReleaseMessaging messaging;
 
-	LockScripts(RedisConnectionFactory connectionFactory, LockKeys keys) {
-		this(connectionFactory, keys, new ReleaseMessaging(connectionFactory));
-	}
-
-	LockScripts(RedisConnectionFactory connectionFactory, LockKeys keys, ReleaseMessaging messaging) {
-		this.redis = new ScriptCommands(connectionFactory);
-		this.keys = keys;
+	LockScripts(RedisConnectionFactory connectionFactory, String prefix, ReleaseMessaging messaging) {
+		super(connectionFactory);
+		this.prefix = prefix;
 		this.messaging = messaging;
 	}
 
-	LockKeys keys() {
-		return this.keys;
+	/** A key or channel of the lock: the prefix, the name in its hash tag, the suffix. */
+	static String key(String prefix, String name, String suffix) {
+		return prefix + "{" + name + "}" + suffix;
+	}
+
+	String key(String name, String suffix) {
+		return key(this.prefix, name, suffix);
+	}
+
+	String prefix() {
+		return this.prefix;
 	}
 
 	/**
-	 * The command that publishes a release message, an argument of the scripts that
-	 * publish.
-	 * @throws RuntimeException from the Redis client when the server version could not be
-	 * read
+	 * Key of an exclusive or fair lock: the two kinds share it, so they exclude each
+	 * other ({@code lock-key.lua}).
 	 */
+	String lockKey(String name) {
+		return key(name, "");
+	}
+
+	/** Key holding the last fencing token the fair and read/write kinds granted. */
+	String fenceKey(String name) {
+		return key(name, ":fence");
+	}
+
+	/**
+	 * Short-lived mark that a release of an owner ran, so that a release replayed after a
+	 * reconnect and an acquisition of that owner arriving late are told: {@code 1} left
+	 * by the release, {@code 0} by one that found the lock not the owner's.
+	 */
+	String releasedKey(String name, String owner) {
+		return key(name, ":released:" + owner);
+	}
+
+	/** The lock name of a release channel of any kind. */
+	String nameOfReleaseChannel(String channel) {
+		return channel.substring(this.prefix.length() + 1, channel.lastIndexOf('}'));
+	}
+
+	/**
+	 * Channel subscribed while the engine runs: it keeps the subscription connection open
+	 * between waits, and its re-subscription after a reconnect tells of missed messages.
+	 */
+	String controlChannel() {
+		return this.prefix + "subscription";
+	}
+
+	/** The command that publishes a release message, an argument of the scripts. */
 	String publishCommand() {
 		return this.messaging.publishCommand();
 	}
 
 	/**
 	 * How long a release leaves its mark, an argument of every release script: as long as
-	 * Lettuce may send the release again after a reconnect, so that the second run finds
-	 * it.
+	 * Lettuce may replay the release, so that the second run finds it.
 	 */
 	String releaseMarkMillis() {
-		return Long.toString(this.redis.replayWindowMillis());
-	}
-
-	/** Run a script and wait for its answer, as {@link ScriptCommands#execute}. */
-	<T> T execute(ScriptCall<T> call) {
-		return this.redis.execute(call);
+		return Long.toString(replayWindowMillis());
 	}
 
 	/**
-	 * Run a script and wait for its answer even if interrupted, as
-	 * {@link ScriptCommands#executeUninterruptibly}: for releases and leaves.
+	 * As {@link ScriptBatches#sendAll}; throws, telling none, when Redis is not reached.
 	 */
-	<T> T executeUninterruptibly(ScriptCall<T> call) {
-		return this.redis.executeUninterruptibly(call);
-	}
-
-	/** Run a script by its source, as {@link ScriptCommands#executeBySource}. */
-	void executeBySource(ScriptCall<?> call) {
-		this.redis.executeBySource(call);
+	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
+		ScriptBatches.sendAll(commands(), calls, answers);
 	}
 
 	/**
-	 * Run a script without waiting and without blocking the calling thread, as
-	 * {@link ScriptCommands#executeWithoutBlocking}.
-	 * @param opener opens the connection when it is not open
-	 */
-	<T> CompletionStage<T> executeAsync(ScriptCall<T> call, Executor opener) {
-		return this.redis.executeWithoutBlocking(call, opener);
-	}
-
-	/**
-	 * Make sure that calls can be built and sent without waiting for Redis (the
-	 * connection open, the publish command known), doing what is left on the given
-	 * executor, since it waits for Redis; {@link #prepare()} did it all as the engine
-	 * started unless Redis failed then.
-	 * @return completes when ready; exceptionally when Redis failed
+	 * Make sure that calls can be sent without waiting for Redis, as {@link #prepare()}
+	 * did unless Redis failed then, doing what is left on the executor.
 	 */
 	CompletionStage<Void> ready(Executor executor) {
-		if (this.redis.isOpen() && this.messaging.isDecided()) {
+		if (isOpen() && this.messaging.isDecided()) {
 			return CompletableFuture.completedFuture(null);
 		}
-		return CompletableFuture.runAsync(() -> {
-			this.redis.commands();
-			this.messaging.publishCommand();
-		}, executor);
+		return CompletableFuture.runAsync(this::connect, executor);
 	}
 
 	/**
-	 * Wait, without blocking, until the given number of replicas acknowledged the writes
-	 * of the engine's connection, as {@link ScriptCommands#awaitReplicas}.
-	 * @return how many replicas acknowledged them
+	 * Open the connection and learn how release messages travel before the first lock
+	 * call: a cluster client connecting for the first time while a node stalls waits for
+	 * that node, holding up a lock on a healthy one. Failures are left for lock calls.
 	 */
+	void prepare() {
+		try {
+			connect();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not connect to Redis ahead of the first lock call", ex);
+		}
+	}
+
+	private void connect() {
+		commands();
+		this.messaging.publishCommand();
+	}
+
+	/** As {@link ScriptCommands#waitForReplicas} on the lock's key. */
 	CompletionStage<Long> awaitReplicasAsync(String name, int replicas, long timeoutMillis) {
-		return this.redis.awaitReplicasAsync(this.keys.lockKey(name), replicas, timeoutMillis)
-			.thenApply((acknowledged) -> (acknowledged != null) ? acknowledged : 0L);
+		return waitForReplicas(lockKey(name), replicas, timeoutMillis);
 	}
 
 	/**
 	 * Run an acquire script, then wait until the given number of replicas acknowledged a
-	 * grant. Both run on one connection, which {@code WAIT} needs: it counts the
-	 * acknowledgements of its own connection's writes.
-	 * @param name the lock name, whose slot names the primary on a cluster
-	 * @param acquire runs one of the acquire scripts
+	 * grant, on the same connection ({@link ScriptCommands#waitForReplicas}).
 	 * @return the grant with the number of replicas that acknowledged it, or the
 	 * attempt's reply when not granted
 	 */
@@ -158,44 +171,22 @@ final class LockScripts {
 		if (!attempt.granted()) {
 			return attempt;
 		}
-		return attempt.acknowledgedBy(this.redis.awaitReplicas(this.keys.lockKey(name), replicas, timeoutMillis));
+		return attempt.acknowledgedBy(awaitReplicas(lockKey(name), replicas, timeoutMillis));
 	}
 
 	/**
-	 * The call of {@code renew.lua} that sets a lease to the given length from now, a
-	 * batch of one. A batch of several is made of such calls, their keys and their
-	 * arguments each in order ({@link RenewalWindow}).
+	 * The call of {@code renew.lua} that sets a lease to the given length from now; a
+	 * batch is such calls' keys and arguments in order ({@link RenewalWindow}).
 	 */
 	ScriptCall<Long> renewCall(LockLease lease, long leaseMillis) {
 		LockKind kind = lease.kind();
-		return ScriptCall.of(RENEW, List.of(kind.renewKey(this.keys, lease.key())), kind.renewMode(), lease.owner(),
+		return ScriptCall.of(RENEW, List.of(kind.renewKey(this, lease.key())), kind.renewMode(), lease.owner(),
 				Long.toString(leaseMillis));
 	}
 
-	/**
-	 * Run the calls, sent together without waiting for the answers.
-	 * @param answers told the answer to the call at the same index, on the Redis client's
-	 * thread
-	 * @throws RuntimeException when the connection could not be opened; then none is told
-	 */
-	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
-		this.redis.executeAllAsync(calls, answers);
-	}
-
-	/**
-	 * Whether Redis is a cluster, where a script may only touch the keys of one slot.
-	 * @throws RuntimeException when the connection could not be opened
-	 */
-	boolean isCluster() {
-		return this.redis.isCluster();
-	}
-
-	/**
-	 * Extend a lease now, waiting for the answer; false when the lock is no longer the
-	 * owner's.
-	 */
+	/** Extend a lease now, waiting; false when the lock is no longer the owner's. */
 	boolean renew(LockLease lease) {
-		return isRenewed(this.redis.execute(renewCall(lease, lease.leaseMillis())));
+		return isRenewed(execute(renewCall(lease, lease.leaseMillis())));
 	}
 
 	/** Whether a renewal's answer says the lease was extended. */
@@ -203,59 +194,21 @@ final class LockScripts {
 		return reply != null && reply == 1L;
 	}
 
-	/**
-	 * Open the connection the scripts run on and learn how release messages travel, so
-	 * that the first lock calls need not: a cluster client that connects for the first
-	 * time while a node stalls waits for that node, which would hold up a lock on a
-	 * healthy one. Failures are left for the lock calls to report.
-	 */
-	void prepare() {
-		try {
-			this.redis.commands();
-			this.messaging.publishCommand();
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not connect to Redis ahead of the first lock call", ex);
-		}
-	}
-
-	/** The commands the scripts run on, for asynchronous acquisitions. */
-	ScriptCommands commands() {
-		return this.redis;
-	}
-
-	/** Close the connection the scripts run on. */
-	void close() {
-		this.redis.close();
+	/** Whether Redis is a cluster, where a script may only touch the keys of one slot. */
+	boolean isCluster() {
+		return !(commands() instanceof RedisAsyncCommands<byte[], byte[]>);
 	}
 
 	/**
-	 * Read a script once, as text: a script made from a resource location checks the
-	 * resource for changes at every call, which cost more than the rest of the call did;
-	 * and its digest once ({@link ScriptCall.Loaded}).
+	 * Read a script once, as text (a script made from a resource location checks the
+	 * resource for changes at every call, which cost more than the rest of the call did),
+	 * made of the given resources since Redis scripts cannot include one another: the
+	 * shared functions first, the script itself last. A script with a line
+	 * {@code -- <name>} of a resource gets that resource's text in that line's place
+	 * instead: one whose usual case needs none of the shared functions defines them past
+	 * it, as defining a function costs Redis on every run.
 	 */
-	static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return new ScriptCall.Loaded<>(RedisScript.of(text(name), resultType));
-	}
-
-	/**
-	 * Read an acquire script with {@code fencing-token.lua} in front of it: Redis scripts
-	 * cannot include one another, and the fair and read/write kinds grant their fencing
-	 * tokens alike.
-	 */
-	static <T> RedisScript<T> fencedScript(String name, Class<T> resultType) {
-		return composedScript(resultType, "fencing-token.lua", name);
-	}
-
-	/**
-	 * Read a script made of the given resources, as one text: the functions it shares
-	 * with other scripts first (Redis scripts cannot include one another), the script
-	 * itself last. A script that has a line {@code -- <name>} of a resource gets that
-	 * resource's text in that line's place instead: one whose usual case needs none of
-	 * the shared functions defines them past it, as defining a function costs Redis on
-	 * every run.
-	 */
-	static <T> RedisScript<T> composedScript(Class<T> resultType, String... names) {
+	static <T> RedisScript<T> script(Class<T> resultType, String... names) {
 		String text = text(names[names.length - 1]);
 		StringBuilder front = new StringBuilder();
 		for (int i = names.length - 2; i >= 0; i--) {
@@ -268,7 +221,8 @@ final class LockScripts {
 				front.insert(0, text(names[i]));
 			}
 		}
-		return new ScriptCall.Loaded<>(RedisScript.of(front + text, resultType));
+		RedisScript<T> script = RedisScript.of(front + text, resultType);
+		return new Loaded<>(script.getScriptAsString(), script.getSha1(), resultType);
 	}
 
 	private static String text(String name) {
@@ -279,6 +233,30 @@ final class LockScripts {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read the lock script " + resource, ex);
 		}
+	}
+
+	/**
+	 * A script whose digest is computed once: Spring Data Redis' script does it under a
+	 * lock at every call, and a call must not wait for another thread's on a thread that
+	 * must not block (a reactive caller's, the Redis client's).
+	 */
+	record Loaded<T>(String text, String sha1, @Nullable Class<T> resultType) implements RedisScript<T> {
+
+		@Override
+		public String getSha1() {
+			return this.sha1;
+		}
+
+		@Override
+		public @Nullable Class<T> getResultType() {
+			return this.resultType;
+		}
+
+		@Override
+		public String getScriptAsString() {
+			return this.text;
+		}
+
 	}
 
 }

@@ -82,7 +82,7 @@ final class LockWatchdog implements AutoCloseable {
 		long leaseNanos = lease.toNanos();
 		this.renewIntervalNanos = renewInterval.toNanos();
 		this.answerDeadlineNanos = Math.min((leaseNanos - this.renewIntervalNanos) / RENEWALS_IN_ROOM,
-				TimeUnit.MILLISECONDS.toNanos(scripts.commands().answerTimeoutMillis()));
+				TimeUnit.MILLISECONDS.toNanos(scripts.replayWindowMillis()));
 		this.window = new RenewalWindow(scripts,
 				Math.min(this.renewIntervalNanos / 4, TimeUnit.MILLISECONDS.toNanos(250)), this.answerDeadlineNanos);
 		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1),

@@ -7,19 +7,19 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
+import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
  * A side of a read/write lock: many readers or one writer ({@code rw-acquire.lua},
  * {@code rw-release.lua}, {@code rw-leave.lua}; {@code renew.lua} on the holders).
  *
  * <p>
- * The two sides are two subclasses, {@link Read} and {@link Write}, of this one: they
- * share the holders' key, the scripts (told the side), the channel and the message, and
- * differ in what the engine asks of a kind: a writer waits in line (its intent keeps new
- * readers out) and leaves it, a reader does not; a read hold is keyed per thread, since
- * several threads of a JVM read at once; and each side has its rule about the calling
- * thread's hold of the other. Overriding those answers keeps both free of branches on the
- * side.
+ * The sides, {@link Read} and {@link Write}, share the holders' key, the scripts (told
+ * the side), the channel and the message, and override what differs, so that neither
+ * branches on the side: a writer waits in line (its intent keeps new readers out, renewed
+ * while it waits, withdrawn when it gives up), a reader does not; a read hold is keyed
+ * per thread, since several threads of a JVM read at once; and each side has its rule
+ * about the calling thread's hold of the other.
  *
  * <p>
  * A release that may let others in wakes every waiter: its message is {@code *} and the
@@ -34,50 +34,47 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 	private static final byte BROADCAST = '*';
 
 	@SuppressWarnings("rawtypes")
-	private final RedisScript<List> acquire = LockScripts.fencedScript("rw-acquire.lua", List.class);
+	private final RedisScript<List> acquire = LockScripts.script(List.class, "fencing-token.lua", "rw-acquire.lua");
 
-	private final RedisScript<Long> release = LockScripts.script("rw-release.lua", Long.class);
+	private final RedisScript<Long> release = LockScripts.script(Long.class, "rw-release.lua");
 
 	/** Key holding the mode and the holders. */
-	static String readWriteKey(LockKeys keys, String name) {
-		return keys.key(name, ":rw");
+	static String readWriteKey(LockScripts scripts, String name) {
+		return scripts.key(name, ":rw");
 	}
 
 	/** Key naming the writer that waits. */
-	static String writerIntentKey(LockKeys keys, String name) {
-		return keys.key(name, ":rw:writer");
+	static String writerIntentKey(LockScripts scripts, String name) {
+		return scripts.key(name, ":rw:writer");
 	}
 
 	/** The side, as the scripts name it: {@code read} or {@code write}. */
 	abstract String side();
 
 	@Override
-	String channel(LockKeys keys, String name) {
-		return keys.key(name, ":rw:released");
+	String channel(String prefix, String name) {
+		return LockScripts.key(prefix, name, ":rw:released");
 	}
 
 	@Override
 	@SuppressWarnings("rawtypes")
 	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
-		LockKeys keys = scripts.keys();
 		String name = acquisition.key();
 		return ScriptCall.of(this.acquire,
-				List.of(readWriteKey(keys, name), writerIntentKey(keys, name), keys.fenceKey(name)),
-				acquisition.owner(), side(), Long.toString(acquisition.leaseMillis()),
-				LockScripts.FENCE_RETENTION_MILLIS, Long.toString(acquisition.waitLeftMillis()),
-				acquisition.covering());
+				List.of(readWriteKey(scripts, name), writerIntentKey(scripts, name), scripts.fenceKey(name)),
+				acquisition.owner(), side(), Long.toString(acquisition.leaseMillis()), FENCE_RETENTION_MILLIS,
+				Long.toString(acquisition.waitLeftMillis()), acquisition.covering());
 	}
 
 	@Override
 	ScriptCall<Long> releaseCall(LockScripts scripts, String name, String owner, long grantToken, long fence) {
-		LockKeys keys = scripts.keys();
-		return ScriptCall.of(this.release, List.of(readWriteKey(keys, name), keys.releasedKey(name, owner)), owner,
-				side(), channel(keys, name), scripts.publishCommand(), scripts.releaseMarkMillis());
+		return ScriptCall.of(this.release, List.of(readWriteKey(scripts, name), scripts.releasedKey(name, owner)),
+				owner, side(), channel(scripts.prefix(), name), scripts.publishCommand(), scripts.releaseMarkMillis());
 	}
 
 	@Override
-	String renewKey(LockKeys keys, String name) {
-		return readWriteKey(keys, name);
+	String renewKey(LockScripts scripts, String name) {
+		return readWriteKey(scripts, name);
 	}
 
 	/** {@code "h"}: the key holds the holders, each with the end of its lease. */
@@ -91,10 +88,7 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		return (message.length > 0 && message[0] == BROADCAST) ? WakeUp.ALL : null;
 	}
 
-	/**
-	 * The shared side. A thread that holds the write lock may take the read lock too (to
-	 * downgrade); several threads of this JVM hold it at once, each under its own key.
-	 */
+	/** The shared side; a thread that holds the write lock may take it (downgrade). */
 	static final class Read extends ReadWriteLockKind {
 
 		@Override
@@ -108,10 +102,7 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		}
 
 		/**
-		 * {@inheritDoc}
-		 * <p>
-		 * A read lock that no thread may re-enter is keyed by its grant, as several of
-		 * them may be held at once.
+		 * One no thread may re-enter is keyed by its grant: several may be held at once.
 		 */
 		@Override
 		LockHold.Key holdKey(LockLease lease, @Nullable Thread ownerThread) {
@@ -119,11 +110,7 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 					: new LockHold.Key(lease.key(), LockHold.Key.READ, lease.owner());
 		}
 
-		/**
-		 * {@inheritDoc}
-		 * <p>
-		 * The owner token of the write lock the thread holds, which lets it in.
-		 */
+		/** The owner token of the write lock the thread holds lets it in. */
 		@Override
 		String admit(LocalLocks locks, String name) {
 			LockHold writing = locks.ofThisThread(LockKind.WRITE, name);
@@ -133,13 +120,11 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 	}
 
 	/**
-	 * The exclusive side. A writer that must wait sets an intent that keeps new readers
-	 * out, renewed while it waits and withdrawn when it gives up; a thread that holds the
-	 * read lock may not take it.
+	 * The exclusive side; a thread that holds the read lock may not take it (upgrade).
 	 */
 	static final class Write extends ReadWriteLockKind {
 
-		private final RedisScript<Long> leave = LockScripts.script("rw-leave.lua", Long.class);
+		private final RedisScript<Long> leave = LockScripts.script(Long.class, "rw-leave.lua");
 
 		@Override
 		String side() {
@@ -148,9 +133,8 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 
 		@Override
 		ScriptCall<Long> leaveCall(LockScripts scripts, String name, String owner) {
-			LockKeys keys = scripts.keys();
-			return ScriptCall.of(this.leave, List.of(writerIntentKey(keys, name)), owner, channel(keys, name),
-					scripts.publishCommand());
+			return ScriptCall.of(this.leave, List.of(writerIntentKey(scripts, name)), owner,
+					channel(scripts.prefix(), name), scripts.publishCommand());
 		}
 
 		@Override
@@ -163,11 +147,6 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 			return new LockHold.Key(name, LockHold.Key.WRITE, null);
 		}
 
-		/**
-		 * {@inheritDoc}
-		 * @throws IllegalStateException when the calling thread holds the read lock: a
-		 * reader cannot upgrade
-		 */
 		@Override
 		String admit(LocalLocks locks, String name) {
 			if (locks.ofThisThread(LockKind.READ, name) != null) {

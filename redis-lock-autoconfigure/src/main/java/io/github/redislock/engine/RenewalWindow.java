@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.engine.LeaseRenewal.Attempt;
 import io.github.redislock.engine.ScriptBatches.Answer;
-import io.github.redislock.engine.ScriptBatches.PreparedCall;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 
 /**
  * The watchdog's renewals in flight: sends the due ones, as many as its window lets

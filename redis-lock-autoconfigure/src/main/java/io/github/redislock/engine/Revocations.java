@@ -13,7 +13,7 @@ import org.springframework.core.log.LogMessage;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
 import io.github.redislock.engine.ScriptBatches.AwaitedAnswers;
-import io.github.redislock.engine.ScriptBatches.PreparedCall;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 
 /**
  * The releases a shutdown sends for the holds whose holders did not finish within the
@@ -71,8 +71,9 @@ final class Revocations {
 				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
 			}
 			revoked.add(hold);
-			calls.add(ScriptBatches.prepare(lease.kind()
-				.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken())));
+			calls.add(lease.kind()
+				.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken())
+				.prepared());
 		}
 		for (int first = 0; first < calls.size(); first += RELEASE_BATCH) {
 			int end = Math.min(first + RELEASE_BATCH, calls.size());

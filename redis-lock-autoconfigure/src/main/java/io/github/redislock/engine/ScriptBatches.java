@@ -22,21 +22,16 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.core.script.RedisScript;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 
 /**
  * Sends many script calls at once without waiting for them, each encoded once for all the
  * times it is sent: the watchdog's renewals, and the releases of a shutdown. Written to
  * the connection together, they cost one system call rather than one each, which is what
- * lets one JVM renew a great many leases a second; Lettuce's per-command path stays for
- * every other call ({@link ScriptCommands}).
- *
- * <p>
- * A call goes by digest ({@code EVALSHA}) and, when the server does not know the script,
- * once more with its source, whose answer is passed on instead. On a cluster each goes on
- * its own to its slot's node, where Lettuce routes it, follows redirections and never
- * waits for a node's connection. The calls' answers are told one by one ({@link Answer}),
- * or awaited together ({@link AwaitedAnswers}).
+ * lets one JVM renew a great many leases a second. A call goes by digest and, when the
+ * server lacks the script, by source ({@link ScriptCommands#orBySource}). On a cluster
+ * each goes on its own to its slot's node, where Lettuce routes it, follows redirections
+ * and never waits for a node's connection.
  *
  * @author redis-lock
  */
@@ -45,31 +40,22 @@ final class ScriptBatches {
 	private ScriptBatches() {
 	}
 
-	/** Encode a script call once, for a call sent again and again. */
-	static <T> PreparedCall<T> prepare(ScriptCall<T> call) {
-		return new PreparedCall<>(call.script(), call.outputType(), ScriptCall.bytes(call.script().getSha1()),
-				call.keyBytes(), call.argBytes());
-	}
-
 	/**
 	 * Send the calls without waiting.
-	 * @param async the commands of the connection to send them on
-	 * @param answers told the answer to the call at the same index, or how it failed,
-	 * once each, on Lettuce's thread
+	 * @param answers told the answer to the call at the same index
 	 */
 	static <T> void sendAll(RedisClusterAsyncCommands<byte[], byte[]> async, List<PreparedCall<T>> calls,
 			List<? extends Answer<T>> answers) {
 		if (!(async instanceof RedisAsyncCommands<byte[], byte[]> single)) {
 			for (int i = 0; i < calls.size(); i++) {
-				PreparedCall<T> call = calls.get(i);
-				CompletionStage<T> byDigest;
+				CompletionStage<T> sent;
 				try {
-					byDigest = async.evalsha(call.script().getSha1(), call.type(), call.keys(), call.args());
+					sent = calls.get(i).sendOn(async);
 				}
 				catch (RuntimeException ex) {
-					byDigest = CompletableFuture.failedFuture(ex);
+					sent = CompletableFuture.failedFuture(ex);
 				}
-				answerBySource(async, call, byDigest, answers.get(i));
+				tell(sent, answers.get(i));
 			}
 			return;
 		}
@@ -83,7 +69,7 @@ final class ScriptBatches {
 			AsyncCommand<byte[], byte[], T> command = new AsyncCommand<>(
 					new Command<>(CommandType.EVALSHA, output(call.type()), args));
 			commands.add(command);
-			answerBySource(async, call, command, answers.get(i));
+			tell(ScriptCommands.orBySource(command, () -> call.bySource(async)), answers.get(i));
 		}
 		try {
 			single.getStatefulConnection().dispatch(commands);
@@ -93,23 +79,8 @@ final class ScriptBatches {
 		}
 	}
 
-	/**
-	 * Pass on the answer to a call sent by digest, or the answer to the same call sent
-	 * with its source when the server did not know the digest.
-	 */
-	private static <T> void answerBySource(RedisClusterAsyncCommands<byte[], byte[]> async, PreparedCall<T> call,
-			CompletionStage<T> byDigest, Answer<T> answer) {
-		byDigest.whenComplete((reply, ex) -> {
-			if (ex != null && ScriptCommands.isNoScript(ex)) {
-				async
-					.<T>eval(ScriptCall.bytes(call.script().getScriptAsString()), call.type(), call.keys(), call.args())
-					.whenComplete((loaded, failure) -> answer.answered(loaded,
-							(failure != null) ? ScriptCommands.unwrap(failure) : null));
-			}
-			else {
-				answer.answered(reply, (ex != null) ? ScriptCommands.unwrap(ex) : null);
-			}
-		});
+	private static <T> void tell(CompletionStage<T> sent, Answer<T> answer) {
+		sent.whenComplete((reply, ex) -> answer.answered(reply, (ex != null) ? ScriptCommands.unwrap(ex) : null));
 	}
 
 	@SuppressWarnings("unchecked")
@@ -120,34 +91,14 @@ final class ScriptBatches {
 		};
 	}
 
-	/**
-	 * Told the answer to a script call.
-	 *
-	 * @param <T> the script's answer
-	 */
+	/** Told the answer to a script call, or how it failed, once, on Lettuce's thread. */
 	interface Answer<T> {
 
-		/**
-		 * The call was answered, or failed.
-		 * @param reply the answer, when it did not fail
-		 * @param failure how it failed, or {@code null}
-		 */
 		void answered(@Nullable T reply, @Nullable Throwable failure);
 
 	}
 
-	/**
-	 * A script call encoded for the wire.
-	 *
-	 * @param <T> the script's answer
-	 */
-	record PreparedCall<T>(RedisScript<T> script, ScriptOutputType type, byte[] sha, byte[][] keys, byte[][] args) {
-	}
-
-	/**
-	 * The answers to calls sent together, awaited together: which of them Redis answered
-	 * without failing.
-	 */
+	/** The answers to calls sent together, awaited together. */
 	static final class AwaitedAnswers {
 
 		private static final int SUCCEEDED = 1;
@@ -189,7 +140,7 @@ final class ScriptBatches {
 			}
 		}
 
-		/** Whether the call at the index failed, as opposed to was not answered yet. */
+		/** Whether the call at the index failed, as opposed to not answered yet. */
 		boolean failed(int index) {
 			return this.outcomes.get(index) == FAILED;
 		}

@@ -1,5 +1,6 @@
 package io.github.redislock.engine;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -8,13 +9,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -24,33 +26,20 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
-import io.github.redislock.engine.ScriptBatches.Answer;
-import io.github.redislock.engine.ScriptBatches.PreparedCall;
+import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Runs the engine's Lua scripts straight on Lettuce's asynchronous commands of one
- * connection from the factory (its shared connection, unless sharing is off), kept for
- * the engine's life. Sending them through Spring Data's template cost a fifth more time
- * per lock and release than the commands themselves: a connection wrapper, serializers
- * and exception translation per call.
- *
- * <p>
- * A script is sent as {@link ScriptCall#sendOn} says. The connection is a
- * {@link SharedConnection}: opened at the first call, and after a connection failure
- * obtained again at the next, since the factory may have replaced it.
- *
- * <p>
- * Many calls sent at once without waiting, the watchdog's renewals, take a path of their
- * own on the same connection: {@link ScriptBatches}.
- *
- * <p>
- * Each connection it opens asks the primaries not asked yet whether they may evict lock
- * keys ({@link EvictionPolicyCheck}).
+ * connection from the factory, a {@link SharedConnection} kept for the engine's life.
+ * Spring Data's template cost a fifth more time per lock and release than the commands
+ * themselves: a connection wrapper, serializers and exception translation per call. Many
+ * calls sent at once, the watchdog's renewals, go through {@link ScriptBatches} on the
+ * same connection. Each connection opened asks the primaries not asked yet whether they
+ * may evict lock keys ({@link EvictionPolicyCheck}).
  *
  * @author redis-lock
  */
-final class ScriptCommands implements AutoCloseable {
+sealed class ScriptCommands implements AutoCloseable permits LockScripts {
 
 	/** Time allowed for an answer on top of the client's own command timeout. */
 	private static final long ANSWER_MARGIN_MILLIS = 1000;
@@ -71,12 +60,9 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
-	 * Run a script and wait for its answer; an interrupt ends the wait.
-	 * @return the answer: a {@code Long} for an integer script, a {@code List} of them
-	 * for a multi-bulk one
-	 * @throws RedisCommandInterruptedException when the thread was interrupted before or
-	 * while waiting; the script may have run, and its interrupt status is kept
-	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
+	 * Run a script and wait for its answer.
+	 * @throws RedisCommandInterruptedException when interrupted before or while waiting;
+	 * the script may have run, and the interrupt status is kept
 	 */
 	<T> T execute(ScriptCall<T> call) {
 		if (Thread.currentThread().isInterrupted()) {
@@ -86,11 +72,9 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
-	 * Run a script and wait for its answer even if the thread is interrupted, whose
-	 * interrupt status is kept: for a release, which must not be cut short by the
-	 * interrupt that often ends the work done under a lock.
-	 * @return the answer, as {@link #execute}
-	 * @throws RuntimeException from Lettuce when Redis failed or did not answer in time
+	 * Run a script and wait for its answer even if interrupted, keeping the interrupt
+	 * status: a release must not be cut short by the interrupt that often ends the work
+	 * done under a lock.
 	 */
 	<T> T executeUninterruptibly(ScriptCall<T> call) {
 		return execute(call, false);
@@ -103,22 +87,19 @@ final class ScriptCommands implements AutoCloseable {
 	}
 
 	/**
-	 * How long after it was sent a command may still run in Redis, and how long a caller
-	 * waits for its answer: Lettuce sends again, after a reconnect, the commands whose
-	 * answers it lacks, but never one that timed out, which it does after the command
-	 * timeout (its default, and Spring Boot's); and a margin in case it does not.
+	 * Run a script by its source ({@code EVAL}), for a call nobody waits on that may
+	 * reach a server which restarted since and no longer knows the digest.
 	 */
-	long replayWindowMillis() {
-		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
+	void executeBySource(ScriptCall<?> call) {
+		Opened opened = opened();
+		await(opened, call.prepared().bySource(opened.commands()), 0, false);
 	}
 
 	/**
-	 * Run a script without waiting and without ever blocking the calling thread: when the
-	 * connection is not open (before the first call, or after a failure dropped it), it
-	 * is opened on the given executor, since opening waits for Redis. The answer is
-	 * completed on Lettuce's thread.
+	 * Run a script without ever blocking the calling thread: a connection not open yet is
+	 * opened on the executor, since opening waits for Redis.
 	 */
-	<T> CompletionStage<T> executeWithoutBlocking(ScriptCall<T> call, Executor opener) {
+	<T> CompletionStage<T> executeAsync(ScriptCall<T> call, Executor opener) {
 		Opened current = this.connection.now();
 		if (current != null) {
 			return call.sendOn(current.commands());
@@ -126,60 +107,33 @@ final class ScriptCommands implements AutoCloseable {
 		return this.connection.getWithoutBlocking(opener).thenCompose((opened) -> call.sendOn(opened.commands()));
 	}
 
+	/**
+	 * How long after it was sent a command may still run in Redis, and how long a caller
+	 * waits for it: Lettuce replays unanswered commands after a reconnect, but never one
+	 * past its command timeout; plus a margin.
+	 */
+	long replayWindowMillis() {
+		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
+	}
+
 	/** Whether the connection is open, so that a call sent now waits for nothing. */
 	boolean isOpen() {
 		return this.connection.now() != null;
 	}
 
-	/**
-	 * Run several scripts without waiting, written to the connection together, as
-	 * {@link ScriptBatches#sendAll}.
-	 * @throws RuntimeException when the connection could not be opened; then none is told
-	 */
-	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
-		ScriptBatches.sendAll(commands(), calls, answers);
-	}
-
-	/**
-	 * Whether the connection is to a Redis Cluster, where one script may only touch the
-	 * keys of one slot.
-	 * @throws RuntimeException when the connection could not be opened
-	 */
-	boolean isCluster() {
-		return !(commands() instanceof RedisAsyncCommands<byte[], byte[]>);
-	}
-
-	/**
-	 * Run a script by its source, for a call nobody waits on that may reach a server
-	 * which restarted since and no longer knows the digest.
-	 */
-	void executeBySource(ScriptCall<?> call) {
-		Opened opened = opened();
-		await(opened, opened.commands().eval(call.sourceBytes(), call.outputType(), call.keyBytes(), call.argBytes()),
-				0, false);
-	}
-
-	/**
-	 * Wait until the given number of replicas acknowledged the writes made on this
-	 * connection, as {@link #awaitReplicasAsync}.
-	 * @return how many replicas acknowledged them
-	 */
+	/** As {@link #waitForReplicas}, waiting for the answer. */
 	long awaitReplicas(String key, int replicas, long timeoutMillis) {
-		Long acknowledged = (Long) await(opened(), awaitReplicasAsync(key, replicas, timeoutMillis), timeoutMillis,
-				true);
+		Long acknowledged = (Long) await(opened(), waitForReplicas(key, replicas, timeoutMillis), timeoutMillis, true);
 		return (acknowledged != null) ? acknowledged : 0;
 	}
 
 	/**
-	 * Ask Redis with {@code WAIT} how many replicas acknowledged the writes made on this
-	 * connection, without waiting. {@code WAIT} counts the acknowledgements of its own
-	 * connection's writes, so on a cluster it runs on the connection to the primary of
-	 * the key's slot, which Lettuce routes the slot's writes to and keys by host and
-	 * port.
-	 * @param key a key the writes touched, which names the primary on a cluster
+	 * Ask with {@code WAIT} how many replicas acknowledged the writes of this connection.
+	 * {@code WAIT} counts its own connection's writes, so on a cluster it runs on the
+	 * connection to the primary of the key's slot, where Lettuce sends the slot's writes.
 	 * @return how many replicas acknowledged the writes, at most after the timeout
 	 */
-	CompletionStage<Long> awaitReplicasAsync(String key, int replicas, long timeoutMillis) {
+	CompletionStage<Long> waitForReplicas(String key, int replicas, long timeoutMillis) {
 		RedisClusterAsyncCommands<byte[], byte[]> target = commands();
 		if (target instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
 			RedisClusterNode primary = cluster.getStatefulConnection()
@@ -190,36 +144,19 @@ final class ScriptCommands implements AutoCloseable {
 			}
 			target = cluster.getConnection(primary.getUri().getHost(), primary.getUri().getPort());
 		}
-		return target.waitForReplication(replicas, timeoutMillis);
-	}
-
-	/** How long a caller waits for an answer at most, as {@link #replayWindowMillis}. */
-	long answerTimeoutMillis() {
-		return this.timeoutMillis + ANSWER_MARGIN_MILLIS;
+		return target.waitForReplication(replicas, timeoutMillis)
+			.thenApply((acknowledged) -> (acknowledged != null) ? acknowledged : 0L);
 	}
 
 	private @Nullable Object await(Opened opened, CompletionStage<?> answer, long extraMillis, boolean interruptible) {
-		CompletableFuture<?> future = answer.toCompletableFuture();
-		long deadline = System.nanoTime()
-				+ TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis + extraMillis + ANSWER_MARGIN_MILLIS);
-		boolean interrupted = false;
 		try {
-			while (true) {
-				try {
-					return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-				}
-				catch (InterruptedException ex) {
-					if (interruptible) {
-						Thread.currentThread().interrupt();
-						throw new RedisCommandInterruptedException(ex);
-					}
-					interrupted = true;
-				}
-			}
+			return SharedConnection.await(answer.toCompletableFuture(),
+					TimeUnit.MILLISECONDS.toNanos(replayWindowMillis() + extraMillis), interruptible);
 		}
 		catch (ExecutionException ex) {
 			replaceOn(opened, ex.getCause());
-			throw asRuntime(ex.getCause());
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new RedisException("Redis failed", ex.getCause());
 		}
 		catch (TimeoutException ex) {
 			RedisCommandTimeoutException timeout = new RedisCommandTimeoutException(
@@ -227,25 +164,14 @@ final class ScriptCommands implements AutoCloseable {
 			replaceOn(opened, timeout);
 			throw timeout;
 		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
 	}
 
-	/**
-	 * Lettuce's asynchronous commands of the engine's connection, opened at the first
-	 * use.
-	 */
+	/** Lettuce's asynchronous commands of the connection, opened at the first use. */
 	RedisClusterAsyncCommands<byte[], byte[]> commands() {
 		return opened().commands();
 	}
 
-	/**
-	 * The connection, opened first if need be; even an interrupted thread waits for
-	 * another's opening, since a release must not be cut short by an interrupt.
-	 */
+	/** Even an interrupted thread waits for another's opening: a release must land. */
 	private Opened opened() {
 		return this.connection.getUninterruptibly();
 	}
@@ -254,16 +180,14 @@ final class ScriptCommands implements AutoCloseable {
 	private Opened open() {
 		RedisConnection opened = this.connectionFactory.getConnection();
 		Opened current = new Opened(opened, (RedisClusterAsyncCommands<byte[], byte[]>) opened.getNativeConnection());
-		// Without waiting: the answer is read on Lettuce's thread.
 		this.evictionPolicyCheck.check(current.commands());
 		return current;
 	}
 
 	/**
-	 * Replace the connection after it failed: the factory may have replaced it. Not for
-	 * an error Redis answered, nor for a command that timed out on a cluster, which says
-	 * nothing of the connections to the other nodes: closing a connection of its own
-	 * would fail their commands too.
+	 * Replace the connection after it failed, since the factory may have replaced it; not
+	 * after an error Redis answered, nor a timeout on a cluster, which says nothing of
+	 * the other nodes' connections that closing it would fail too.
 	 */
 	private void replaceOn(Opened opened, @Nullable Throwable failure) {
 		if (failure instanceof RedisCommandExecutionException || (failure instanceof RedisCommandTimeoutException
@@ -278,20 +202,77 @@ final class ScriptCommands implements AutoCloseable {
 		this.connection.close();
 	}
 
-	static boolean isNoScript(Throwable ex) {
-		return unwrap(ex) instanceof RedisNoScriptException;
+	/**
+	 * The answer by digest or, when the server lacks the script ({@code NOSCRIPT}), the
+	 * answer to its source, which also loads it; failures unwrapped.
+	 */
+	static <T> CompletionStage<T> orBySource(CompletionStage<T> byDigest, Supplier<CompletionStage<T>> bySource) {
+		return byDigest
+			.handle((answer, ex) -> (ex == null) ? CompletableFuture.completedFuture(answer)
+					: (unwrap(ex) instanceof RedisNoScriptException) ? bySource.get()
+							: CompletableFuture.<T>failedFuture(unwrap(ex)))
+			.thenCompose((answer) -> answer);
 	}
 
 	static Throwable unwrap(Throwable ex) {
 		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
-	private static RuntimeException asRuntime(@Nullable Throwable ex) {
-		return (ex instanceof RuntimeException runtime) ? runtime : new RedisException("Redis failed", ex);
+	static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	static byte[][] bytes(List<String> values) {
+		return values.stream().map(ScriptCommands::bytes).toArray(byte[][]::new);
 	}
 
 	/** A connection from the factory, with its native commands read once. */
 	private record Opened(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+	}
+
+	/**
+	 * One call of a Lua script with its {@code KEYS} and {@code ARGV}, built in one place
+	 * by the kind that owns the script, however it is then sent.
+	 */
+	record ScriptCall<T>(RedisScript<T> script, List<String> keys, List<String> args) {
+
+		static <T> ScriptCall<T> of(RedisScript<T> script, List<String> keys, String... args) {
+			return new ScriptCall<>(script, keys, List.of(args));
+		}
+
+		/** Send the call as {@link #orBySource} says; answered on Lettuce's thread. */
+		CompletionStage<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> async) {
+			return prepared().sendOn(async);
+		}
+
+		/**
+		 * The call encoded once, for a call sent again and again ({@link ScriptBatches});
+		 * Lettuce decodes the answer as a list for a list script, else as an integer.
+		 */
+		PreparedCall<T> prepared() {
+			Class<?> type = this.script.getResultType();
+			return new PreparedCall<>(this.script,
+					(type != null && List.class.isAssignableFrom(type)) ? ScriptOutputType.MULTI
+							: ScriptOutputType.INTEGER,
+					bytes(this.script.getSha1()), bytes(this.keys), bytes(this.args));
+		}
+
+	}
+
+	/** A script call encoded for the wire. */
+	record PreparedCall<T>(RedisScript<T> script, ScriptOutputType type, byte[] sha, byte[][] keys, byte[][] args) {
+
+		/** Send by digest, as {@link ScriptCommands#orBySource} says. */
+		CompletionStage<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> async) {
+			return orBySource(async.evalsha(this.script.getSha1(), this.type, this.keys, this.args),
+					() -> bySource(async));
+		}
+
+		/** Send by source ({@code EVAL}), which also loads the script. */
+		CompletionStage<T> bySource(RedisClusterAsyncCommands<byte[], byte[]> async) {
+			return async.eval(bytes(this.script.getScriptAsString()), this.type, this.keys, this.args);
+		}
+
 	}
 
 }

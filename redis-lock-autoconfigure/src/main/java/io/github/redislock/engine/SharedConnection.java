@@ -4,7 +4,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -47,12 +50,6 @@ final class SharedConnection<C> {
 
 	private volatile boolean closed;
 
-	/**
-	 * Create a shared connection.
-	 * @param opener opens a connection, waiting for Redis; throws when it cannot
-	 * @param usable whether an open connection can still be used
-	 * @param closer closes a connection that is replaced, or at {@link #close()}
-	 */
 	SharedConnection(Supplier<C> opener, Predicate<C> usable, Consumer<C> closer) {
 		this.opener = opener;
 		this.usable = usable;
@@ -62,20 +59,13 @@ final class SharedConnection<C> {
 	/**
 	 * The usable connection, opened first when there is none; an interrupt ends the wait
 	 * for another thread's opening.
-	 * @throws RedisCommandInterruptedException when interrupted while another thread
-	 * opened it
-	 * @throws RuntimeException from the Redis client when opening failed, here or in the
-	 * thread whose opening this one waited for
+	 * @throws RuntimeException when opening failed, here or in the thread waited for
 	 */
 	C get() {
 		return get(true);
 	}
 
-	/**
-	 * The usable connection as {@link #get()}, waiting for another thread's opening even
-	 * when interrupted, whose interrupt status is kept: for a release, which an interrupt
-	 * must not cut short.
-	 */
+	/** As {@link #get()}, but an interrupt does not end the wait: for a release. */
 	C getUninterruptibly() {
 		return get(false);
 	}
@@ -84,9 +74,15 @@ final class SharedConnection<C> {
 		while (true) {
 			CompletableFuture<C> seen = this.current.get();
 			if (seen != null && !seen.isDone()) {
-				return await(seen, interruptible);
+				try {
+					return await(seen, Long.MAX_VALUE, interruptible);
+				}
+				catch (ExecutionException | TimeoutException ex) {
+					// The opener's own exception, thrown in its thread.
+					throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+				}
 			}
-			C connection = (seen != null) ? opened(seen) : null;
+			C connection = opened(seen);
 			if (connection != null && this.usable.test(connection)) {
 				return connection;
 			}
@@ -102,9 +98,7 @@ final class SharedConnection<C> {
 
 	/**
 	 * The usable connection without ever blocking the calling thread: at once when open,
-	 * when another thread opens it as soon as that opening completes, and otherwise once
-	 * opened on the given executor, since opening waits for Redis.
-	 * @return completes with the connection; exceptionally when opening failed
+	 * when another thread's opening completes, or else once opened on the executor.
 	 * @throws RejectedExecutionException when the executor refused the opening
 	 */
 	CompletionStage<C> getWithoutBlocking(Executor executor) {
@@ -112,19 +106,16 @@ final class SharedConnection<C> {
 		if (seen != null && !seen.isDone()) {
 			return seen.minimalCompletionStage();
 		}
-		C connection = (seen != null) ? opened(seen) : null;
+		C connection = opened(seen);
 		if (connection != null && this.usable.test(connection)) {
 			return CompletableFuture.completedFuture(connection);
 		}
 		return CompletableFuture.supplyAsync(this::get, executor);
 	}
 
-	/**
-	 * The connection if one is open now, usable or not; never waits.
-	 */
+	/** The connection if one is open now, usable or not; never waits. */
 	@Nullable C now() {
-		CompletableFuture<C> seen = this.current.get();
-		return (seen != null && seen.isDone()) ? opened(seen) : null;
+		return opened(this.current.get());
 	}
 
 	/** Whether a connection was opened once at least. */
@@ -133,9 +124,7 @@ final class SharedConnection<C> {
 	}
 
 	/**
-	 * Open a usable connection on the given executor unless there is one or one is being
-	 * opened, for a caller that must not wait for Redis; a failure is left for the next
-	 * caller to find.
+	 * Open a usable connection on the executor unless there is one; failures are logged.
 	 */
 	void openInBackground(Executor executor) {
 		if (this.closed) {
@@ -149,18 +138,14 @@ final class SharedConnection<C> {
 			});
 		}
 		catch (RejectedExecutionException ex) {
-			// The engine is closing.
-			logger.debug("Could not open the connection in the background", ex);
+			logger.debug("Could not open the connection in the background: the engine is closing", ex);
 		}
 	}
 
-	/**
-	 * Close a connection that failed, unless it was replaced already, so that the next
-	 * caller opens a new one.
-	 */
+	/** Close a connection that failed, unless it was replaced already. */
 	void replace(C failed) {
 		CompletableFuture<C> seen = this.current.get();
-		if (seen != null && seen.isDone() && opened(seen) == failed && this.current.compareAndSet(seen, null)) {
+		if (opened(seen) == failed && this.current.compareAndSet(seen, null)) {
 			closeQuietly(failed);
 		}
 	}
@@ -186,36 +171,9 @@ final class SharedConnection<C> {
 		return connection;
 	}
 
-	private C await(CompletableFuture<C> opening, boolean interruptible) {
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					return opening.get();
-				}
-				catch (InterruptedException ex) {
-					if (interruptible) {
-						Thread.currentThread().interrupt();
-						throw new RedisCommandInterruptedException(ex);
-					}
-					interrupted = true;
-				}
-			}
-		}
-		catch (ExecutionException ex) {
-			// The opener's own exception, thrown in its thread.
-			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
-					: new IllegalStateException(ex.getCause());
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	private @Nullable C opened(CompletableFuture<C> done) {
-		return done.isCompletedExceptionally() ? null : done.getNow(null);
+	/** The connection of an opening that completed without failing, else {@code null}. */
+	private @Nullable C opened(@Nullable CompletableFuture<C> seen) {
+		return (seen != null && seen.isDone() && !seen.isCompletedExceptionally()) ? seen.getNow(null) : null;
 	}
 
 	private void closeQuietly(C connection) {
@@ -234,6 +192,36 @@ final class SharedConnection<C> {
 		if (seen != null) {
 			// At once if open, or as soon as an opening in progress completes.
 			seen.thenAccept(this::closeQuietly);
+		}
+	}
+
+	/**
+	 * Wait for a future. An interrupt ends the wait when interruptible, keeping the
+	 * interrupt status; otherwise the wait goes on and the status is restored after it.
+	 * @throws RedisCommandInterruptedException when interrupted while interruptible
+	 */
+	static <T> T await(Future<T> future, long timeoutNanos, boolean interruptible)
+			throws ExecutionException, TimeoutException {
+		long deadline = System.nanoTime() + timeoutNanos;
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					if (interruptible) {
+						Thread.currentThread().interrupt();
+						throw new RedisCommandInterruptedException(ex);
+					}
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

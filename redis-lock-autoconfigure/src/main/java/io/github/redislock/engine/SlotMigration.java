@@ -10,29 +10,21 @@ import java.util.function.Supplier;
 /**
  * What the engine does with a script refused because its lock's cluster slot is being
  * moved between nodes ({@code TRYAGAIN}: a script on several keys finds only some of them
- * moved). The script did not run, so it is safe to send again, shortly:
- * <ul>
- * <li>a release or a shutdown's release, which must land, is sent again every
- * {@value #RETRY_MILLIS} ms for up to two seconds ({@link #retry}, or {@link #retryAsync}
- * without blocking a thread);</li>
- * <li>an acquisition counts as refused, and its waiter tries again after
- * {@value #RETRY_MILLIS} ms, within its own wait time ({@link AcquireAttempts});</li>
- * <li>a chunk of renewals on several slots is sent again lease by lease, each redirected
- * to wherever its key is ({@link RenewalWindow}).</li>
- * </ul>
+ * moved; {@code MOVED} and {@code ASK} Lettuce follows itself). The script did not run,
+ * so it is safe to send again: a release, which must land, every {@value #RETRY_MILLIS}
+ * ms for up to two seconds ({@link #retry}, {@link #retryAsync}); an acquisition counts
+ * as refused and its waiter tries again after {@value #RETRY_MILLIS} ms
+ * ({@link AcquireAttempts}); a chunk of renewals on several slots is sent again lease by
+ * lease ({@link RenewalWindow}).
  *
  * @author redis-lock
  */
 final class SlotMigration {
 
-	/** How soon a script refused during a migration is tried again. */
 	static final long RETRY_MILLIS = 50;
 
 	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
 
-	/**
-	 * How long a call refused during a migration is sent again before its failure counts.
-	 */
 	private static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(2);
 
 	private SlotMigration() {
@@ -51,9 +43,8 @@ final class SlotMigration {
 
 	/**
 	 * Run a call, again while Redis refuses it for a slot migration, sleeping in between.
-	 * @return the call's answer
-	 * @throws RuntimeException the call's last failure: one that is not a migration's, or
-	 * a migration's after two seconds
+	 * @throws RuntimeException the call's last failure: not a migration's, or after two
+	 * seconds
 	 */
 	static <T> T retry(Supplier<T> call) {
 		long giveUpAt = System.nanoTime() + GIVE_UP_NANOS;
@@ -71,12 +62,8 @@ final class SlotMigration {
 	}
 
 	/**
-	 * Send a call without blocking, again while Redis refuses it for a slot migration,
-	 * scheduled rather than slept.
+	 * As {@link #retry}, without blocking: the next try is scheduled, not slept.
 	 * @param call sends the call; may throw as well as fail its answer
-	 * @param scheduler runs a task after a delay
-	 * @return the call's answer; completed exceptionally with its last failure,
-	 * unwrapped, as {@link #retry}
 	 */
 	static <T> CompletionStage<T> retryAsync(Supplier<CompletionStage<T>> call, Scheduler scheduler) {
 		CompletableFuture<T> result = new CompletableFuture<>();
@@ -104,8 +91,8 @@ final class SlotMigration {
 					scheduler.schedule(() -> send(call, scheduler, giveUpAt, result), RETRY_NANOS);
 					return;
 				}
-				catch (RejectedExecutionException rejected) {
-					// The engine is closing: the migration's failure stands.
+				catch (RejectedExecutionException closing) {
+					// The migration's failure stands.
 				}
 			}
 			result.completeExceptionally(ex);
@@ -116,7 +103,6 @@ final class SlotMigration {
 	@FunctionalInterface
 	interface Scheduler {
 
-		/** Run the task once the delay has passed. */
 		void schedule(Runnable task, long delayNanos);
 
 	}

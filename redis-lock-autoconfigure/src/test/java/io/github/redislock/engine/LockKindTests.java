@@ -61,10 +61,9 @@ class LockKindTests {
 
 	@Test
 	void bothSidesOfAReadWriteLockShareOneChannelAndExclusiveAndFairShareAnother() {
-		LockKeys keys = new LockKeys("app:");
-		assertThat(LockKind.READ.channel(keys, "a")).isEqualTo(LockKind.WRITE.channel(keys, "a"))
+		assertThat(LockKind.READ.channel("app:", "a")).isEqualTo(LockKind.WRITE.channel("app:", "a"))
 			.isEqualTo("app:{a}:rw:released");
-		assertThat(LockKind.EXCLUSIVE.channel(keys, "a")).isEqualTo(LockKind.FAIR.channel(keys, "a"))
+		assertThat(LockKind.EXCLUSIVE.channel("app:", "a")).isEqualTo(LockKind.FAIR.channel("app:", "a"))
 			.isEqualTo("app:{a}:released");
 	}
 

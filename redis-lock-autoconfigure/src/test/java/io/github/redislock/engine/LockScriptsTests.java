@@ -6,6 +6,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.engine.Acquisition.Attempt;
 import io.github.redislock.test.RedisCli;
@@ -285,14 +287,15 @@ class LockScriptsTests {
 
 	@Test
 	void allKeysAndTheChannelOfALockShareOneHashTag() {
-		LockKeys keys = new LockKeys("app:");
+		LockScripts keys = new LockScripts(new LettuceConnectionFactory(), "app:",
+				new ReleaseMessaging(new LettuceConnectionFactory()));
 		assertThat(keys.lockKey("a:b")).isEqualTo("app:{a:b}");
 		// The slot of the name itself, so that data tagged with the name lives with them
 		assertThat(List.of(keys.lockKey("a:b"), keys.fenceKey("a:b"), keys.releasedKey("a:b", "node:1"),
 				FairLockKind.queueKey(keys, "a:b"), FairLockKind.queueDeadlinesKey(keys, "a:b"),
 				ReadWriteLockKind.readWriteKey(keys, "a:b"), ReadWriteLockKind.writerIntentKey(keys, "a:b"),
-				LockKind.EXCLUSIVE.channel(keys, "a:b"), LockKind.FAIR.channel(keys, "a:b"),
-				LockKind.READ.channel(keys, "a:b"), LockKind.WRITE.channel(keys, "a:b")))
+				LockKind.EXCLUSIVE.channel("app:", "a:b"), LockKind.FAIR.channel("app:", "a:b"),
+				LockKind.READ.channel("app:", "a:b"), LockKind.WRITE.channel("app:", "a:b")))
 			.allSatisfy((key) -> assertThat(RedisCluster.slot(key)).as(key).isEqualTo(RedisCluster.slot("a:b")));
 	}
 

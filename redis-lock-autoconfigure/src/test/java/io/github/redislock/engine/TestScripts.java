@@ -24,7 +24,7 @@ final class TestScripts implements AutoCloseable {
 
 	TestScripts(RedisServer server, String prefix) {
 		this.connectionFactory = StandaloneLocks.connectionFactory(server);
-		this.scripts = new LockScripts(this.connectionFactory, new LockKeys(prefix));
+		this.scripts = new LockScripts(this.connectionFactory, prefix, new ReleaseMessaging(this.connectionFactory));
 		this.cli = server.cli();
 	}
 
@@ -93,7 +93,7 @@ final class TestScripts implements AutoCloseable {
 	}
 
 	ScriptCommands commands() {
-		return this.scripts.commands();
+		return this.scripts;
 	}
 
 	LockScripts lockScripts() {
