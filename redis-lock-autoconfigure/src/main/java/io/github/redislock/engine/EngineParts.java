@@ -136,8 +136,7 @@ final class EngineParts {
 		AcquireAttempts attempts = new AcquireAttempts(this.options, this.scripts, this.locks, watchdog, this.observer,
 				this.backgroundReleases);
 		EngineShutdown.Parts shutdownParts = new EngineShutdown.Parts(this.locks, this.subscriptions, attempts,
-				releaser, new Revocations(this.scripts, this.locks, watchdog, this.observer),
-				Duration.ofNanos(watchdog.answerDeadlineNanos()));
+				releaser, this.scripts, watchdog, this.observer);
 		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, releaser,
 				this.shutdown);
 		LockAcquirer acquirer = new LockAcquirer(this.options, this.tokens, this.scripts, this.locks, attempts, waiting,
