@@ -24,16 +24,12 @@ import io.github.redislock.SubscriptionStatus;
 
 /**
  * Builds the parts of a {@link RedisLockEngine} and closes them: at once those that open
- * no connection and start no thread, and the running ones ({@link Running}: the watchdog
- * and the paths built on it) at the first acquisition, which also starts the sweep of
- * idle subscriptions and connects ahead of the next calls. So an application that creates
- * an engine and never locks connects to nothing and starts no thread, and the health,
- * metrics and shutdown that read the engine never start it: they read its
- * {@link Diagnostics}.
- *
- * <p>
- * The start and the shutdown take the same lock: either the engine started before its
- * shutdown began, which then stops what runs, or it never starts.
+ * no connection and start no thread, and the running ones ({@link Running}) at the first
+ * acquisition, which also starts the sweep of idle subscriptions and connects ahead of
+ * the next calls. An engine that never locks connects to nothing and starts no thread;
+ * health, metrics and shutdown read its {@link Diagnostics} and never start it. The start
+ * and the shutdown take the same lock: either the engine started before its shutdown
+ * began, which then stops what runs, or it never starts.
  *
  * @author redis-lock
  */
@@ -50,7 +46,6 @@ final class EngineParts {
 
 	private final Acquisition.OwnerTokens tokens = new Acquisition.OwnerTokens();
 
-	/** What this JVM knows of each lock it holds or waits for. */
 	private final LocalLocks locks;
 
 	private final EngineThreads threads;
@@ -74,11 +69,7 @@ final class EngineParts {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
-	/**
-	 * Build the parts that start nothing.
-	 * @param observer the engine's observer, guarded, or {@code null}
-	 * @param executor runs the background work, or {@code null} for the engine's own pool
-	 */
+	/** Build the parts that start nothing; the observer is guarded already. */
 	EngineParts(RedisConnectionFactory connectionFactory, LockOptions options, @Nullable LockObserver observer,
 			@Nullable Executor executor, EngineShutdown shutdown) {
 		this.options = options;
@@ -164,10 +155,7 @@ final class EngineParts {
 		}
 	}
 
-	/**
-	 * Stop renewing, end the threads and close the connections; calling it again has no
-	 * effect.
-	 */
+	/** Stop renewing, end the threads and close the connections, once. */
 	void close() {
 		if (!this.closed.compareAndSet(false, true)) {
 			return;
@@ -194,19 +182,14 @@ final class EngineParts {
 		return this.threads;
 	}
 
-	/**
-	 * The parts of an engine that run once it started: the watchdog, and the paths that
-	 * renew through it.
-	 */
+	/** The parts of an engine that run once it started. */
 	record Running(LockWatchdog watchdog, LockAcquirer acquirer, PendingAcquisitions pending, LockReleaser releaser,
 			LeaseExtensions extensions, EngineShutdown.Parts shutdownParts) {
 	}
 
 	/**
-	 * The {@link LockDiagnostics} of a {@link RedisLockEngine}: reads the engine's holds,
-	 * watchdog and waiters when asked, and keeps nothing of its own, so that the lock
-	 * path pays nothing for it. It starts nothing: before the first acquisition the
-	 * watchdog renews no lease.
+	 * Reads the engine's holds, watchdog and waiters when asked, and keeps nothing of its
+	 * own, so that the lock path pays nothing for it.
 	 */
 	final class Diagnostics implements LockDiagnostics {
 
@@ -248,9 +231,6 @@ final class EngineParts {
 			return EngineParts.this.subscriptions.status();
 		}
 
-		/**
-		 * Take a snapshot of the holds and waiters: one walk of each.
-		 */
 		@Override
 		public LockSnapshot snapshot() {
 			long now = System.nanoTime();

@@ -15,38 +15,34 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where the engine's work runs, but for the watchdog's renewals: one timer thread,
  * {@code redis-lock-timer}, that only hands work on when it is due, and one executor for
- * the work itself: the pending acquisitions' rounds and the completion of their futures,
- * background releases, hand-over checks, the periodic sweep of idle subscriptions,
- * opening connections for callers that must not wait for them.
+ * the work: pending acquisitions' rounds and futures, background releases, hand-over
+ * checks, the sweep of idle subscriptions, opening connections for callers that must not
+ * wait.
  *
  * <h2>Design notes</h2>
  *
- * The executor is the application's when it gives one (a Spring application with
- * {@code spring.threads.virtual.enabled=true} gives virtual threads); otherwise a pool of
- * daemon threads of the engine's own, {@code redis-lock-housekeeping-N}, up to eight or
- * twice the processors, started when first needed and ended after {@value #IDLE_SECONDS}
- * seconds without work. Some of this work waits for Redis (a background release waits up
- * to the command timeout), so none of it runs on the Redis client's threads, which must
- * stay free to deliver answers, nor on the watchdog's, where it would hold up renewals;
- * the pool is large enough that a few releases stuck on a stalled cluster shard leave
- * rounds and sweeps going. A round never waits for Redis: whatever a caller chained to
- * its future runs here too, and a caller that does long work after a grant moves it to
- * threads of its own.
+ * The executor is the application's when it gives one (virtual threads with
+ * {@code spring.threads.virtual.enabled=true}), else daemon threads of the engine's own,
+ * {@code redis-lock-housekeeping-N}, up to eight or twice the processors, ended after
+ * {@value #IDLE_SECONDS} s idle; work the application's executor refuses runs there. Some
+ * work waits for Redis (a background release, up to the command timeout), so none runs on
+ * the Redis client's threads, which must stay free to deliver answers, nor on the
+ * watchdog's; the pool is large enough that releases stuck on a stalled shard leave
+ * rounds and sweeps going. A round never waits for Redis, but what a caller chains to its
+ * future runs here too.
  *
  * <p>
- * Both are {@link ScheduledThreadPoolExecutor}s, whose queue guards each hand-over, and
- * each removal of a cancelled timer, with a lock held for one heap operation: a reactive
- * caller that arms a timer or calls for a round never waits for I/O. A cancelled timer
- * leaves the queue at once: every round of a woken waiter cancels the timer of its last
- * sleep, often minutes before its time, and kept until then they would hold millions of
- * finished acquisitions under a steady rate of reactive calls.
+ * Both are {@link ScheduledThreadPoolExecutor}s: a hand-over or a cancelled timer's
+ * removal takes a lock for one heap operation, so a reactive caller never waits for I/O.
+ * A cancelled timer leaves the queue at once: a woken waiter cancels its sleep's timer,
+ * often minutes early, and under a steady rate of reactive calls kept timers would hold
+ * millions of finished acquisitions ({@code PendingTimersTests}).
  *
  * <p>
- * Once closed (the engine shut down, which ended every pending acquisition first), work
- * already handed over still runs, deadlines and retries are dropped, and a wake-up or
- * work handed over later runs on the calling thread, where it fails at once on the closed
- * connections rather than leave a future pending for ever. Work that the application's
- * executor refuses runs on the engine's own pool.
+ * Once closed (every pending acquisition ended first), work already handed over still
+ * runs, deadlines and retries are dropped, and a wake-up or work handed over later runs
+ * on the calling thread, where it fails at once on the closed connections rather than
+ * leave a future pending for ever.
  *
  * @author redis-lock
  */
@@ -68,9 +64,7 @@ final class EngineThreads implements Executor, AutoCloseable {
 	private final Executor executor;
 
 	/**
-	 * Create the timer and the executor; no thread starts before the first task.
-	 * @param executor the application's executor for the work, or {@code null} for a pool
-	 * of the engine's own
+	 * No thread starts before the first task; a {@code null} executor means the own pool.
 	 */
 	EngineThreads(@Nullable Executor executor) {
 		this.timer = pool(1, (task) -> daemon(task, "redis-lock-timer"));
@@ -112,8 +106,8 @@ final class EngineThreads implements Executor, AutoCloseable {
 	}
 
 	/**
-	 * Run a task that completes a caller's future: at once when called from a task of
-	 * these, else on the executor soon.
+	 * Run a task that completes a caller's future: at once when on these threads, else
+	 * soon.
 	 */
 	void complete(Runnable task) {
 		if (inTask.get() != null) {
@@ -125,8 +119,8 @@ final class EngineThreads implements Executor, AutoCloseable {
 	}
 
 	/**
-	 * Run a task on the executor after the given delay, unless cancelled first: for a
-	 * pending acquisition's wake-up, which runs at once once closed.
+	 * Run a pending acquisition's wake-up after the delay unless cancelled; once closed,
+	 * run it now.
 	 * @return the timer to cancel, or {@code null} when closed, after the task ran
 	 */
 	@Nullable ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
@@ -140,8 +134,7 @@ final class EngineThreads implements Executor, AutoCloseable {
 	}
 
 	/**
-	 * Run a task on the executor after the given delay, unless cancelled first: for a
-	 * deadline or a retry, which is dropped once closed.
+	 * Run a deadline or a retry after the delay unless cancelled; once closed, drop it.
 	 * @return the timer to cancel, or {@code null} when closed
 	 */
 	@Nullable ScheduledFuture<?> later(Runnable task, long delayNanos) {
@@ -154,8 +147,7 @@ final class EngineThreads implements Executor, AutoCloseable {
 	}
 
 	/**
-	 * Run a task on the executor again and again, each run the given delay after the end
-	 * of the last, until closed.
+	 * Run a task again and again, each run the delay after the last ended, until closed.
 	 */
 	void repeat(Runnable task, long delayNanos) {
 		later(() -> {

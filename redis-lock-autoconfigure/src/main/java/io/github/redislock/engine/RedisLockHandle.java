@@ -58,12 +58,7 @@ final class RedisLockHandle implements LockHandle {
 		}
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * Sends the release script without waiting for it: the returned stage completes on
-	 * the Redis client's thread.
-	 */
+	/** Completes on the Redis client's thread, or the caller's. */
 	@Override
 	public CompletionStage<Void> closeAsync() {
 		if (this.closed.compareAndSet(false, true)) {
@@ -78,21 +73,15 @@ final class RedisLockHandle implements LockHandle {
 	}
 
 	/**
-	 * What a handle asks of the engine for its hold, with the exceptions of the
-	 * {@link LockHandle} method that asks.
+	 * What a handle asks of the engine for its hold, each with the contract of the
+	 * {@link LockHandle} method of its name.
 	 */
 	interface Holds {
 
-		/**
-		 * Release one handle of a hold, and the lock with its last:
-		 * {@link LockHandle#close()}.
-		 */
 		void release(LockHold hold);
 
-		/** Release without blocking: {@link LockHandle#closeAsync()}. */
 		CompletionStage<Void> releaseAsync(LockHold hold);
 
-		/** Set a hold's lease to the given length from now: {@link LockHandle#extend}. */
 		void extend(LockHold hold, Duration leaseTime);
 
 	}
