@@ -51,9 +51,7 @@ final class EngineShutdown {
 	/** The engine's: applications configure its warnings under its name. */
 	private static final Log logger = LogFactory.getLog(RedisLockEngine.class);
 
-	/**
-	 * How long, after the last releases, waiters still in a Redis command get to leave.
-	 */
+	/** How long waiters still in a Redis command get to leave at the end. */
 	private static final Duration WAITERS_LEAVE = Duration.ofMillis(500);
 
 	/** How many keys the shutdown's warning names at most. */
@@ -61,9 +59,7 @@ final class EngineShutdown {
 
 	private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
-	/**
-	 * Releases sent at once: few enough that Redis answers them within a command timeout.
-	 */
+	/** Releases sent at once: Redis answers them well within a command timeout. */
 	private static final int RELEASE_BATCH = 1000;
 
 	private final AtomicBoolean started = new AtomicBoolean();
@@ -122,10 +118,7 @@ final class EngineShutdown {
 			LockScripts scripts, LockWatchdog watchdog, @Nullable LockObserver observer) {
 	}
 
-	/**
-	 * Whether a hold is still held: one whose lock was found lost protects nothing, so
-	 * the shutdown does not wait for its holder to notice.
-	 */
+	/** A hold found lost protects nothing: the shutdown does not wait for its holder. */
 	private static boolean anyHeld(LocalLocks locks) {
 		for (LockHold hold : locks.holds()) {
 			if (hold.isHeld() && !hold.isReleased()) {
@@ -136,9 +129,9 @@ final class EngineShutdown {
 	}
 
 	/**
-	 * Revoke every hold left, and name those still held in a warning. A hold found lost
-	 * is released too, quietly: its lease may yet be alive in Redis when only this JVM's
-	 * estimate of it passed.
+	 * Revoke every hold left, naming those still held in a warning; one found lost is
+	 * released quietly, as its lease may be alive in Redis when only this JVM's estimate
+	 * passed.
 	 */
 	private static void releaseRemaining(Duration grace, Parts engine) {
 		List<String> held = revokeAll(engine, engine.locks().holds());
@@ -151,10 +144,8 @@ final class EngineShutdown {
 	}
 
 	/**
-	 * Revoke the holds and release their locks in Redis in batches of
-	 * {@value #RELEASE_BATCH}; a release that failed is sent once more on its own, and
-	 * one that fails again, or got no answer by the deadline, is logged: its lock expires
-	 * with its lease at the latest.
+	 * Revoke the holds and release them in Redis in batches; a release that failed is
+	 * sent once more on its own, and one that fails again or goes unanswered is logged.
 	 * @return the keys of the holds revoked while their holders still held them
 	 */
 	private static List<String> revokeAll(Parts engine, List<LockHold> holds) {
@@ -231,10 +222,7 @@ final class EngineShutdown {
 		return String.join(", ", keys.subList(0, KEYS_NAMED)) + " and " + (keys.size() - KEYS_NAMED) + " more";
 	}
 
-	/**
-	 * What the holder of a revoked hold is told at its release: its work may have
-	 * overlapped another owner's.
-	 */
+	/** What the holder of a revoked hold is told at its release. */
 	static LockLostException lostException(LockHold hold) {
 		return new LockLostException(hold.key(), hold.fencingToken(), "Lock '" + hold.key() + "' (fencing token "
 				+ hold.fencingToken() + ") was released while held, because the application shut down and its holder "
@@ -243,10 +231,7 @@ final class EngineShutdown {
 				+ "given to LockTemplate.shutdown)", !hold.lease().claimLossReport());
 	}
 
-	/**
-	 * Refuse an acquisition of the given lock when the engine shuts down.
-	 * @throws LockShutdownException when it does
-	 */
+	/** Throw {@link LockShutdownException} when the engine shuts down. */
 	void check(String key) {
 		if (this.shuttingDown) {
 			throw new LockShutdownException(key);
@@ -254,10 +239,8 @@ final class EngineShutdown {
 	}
 
 	/**
-	 * Refuse an acquisition that failed while the engine shuts down (the shutdown may
-	 * have closed its connection): its caller gets what every waiter gets, the failure
-	 * attached.
-	 * @throws LockShutdownException when the engine shuts down
+	 * Turn a failure while the engine shuts down (its connection may be closed) into the
+	 * {@link LockShutdownException} every waiter gets, the failure attached.
 	 */
 	void checkAfterFailure(String key, RuntimeException failure) {
 		if (this.shuttingDown) {
@@ -267,10 +250,7 @@ final class EngineShutdown {
 		}
 	}
 
-	/**
-	 * Wait until the condition holds or the time is up.
-	 * @return whether the condition held
-	 */
+	/** Wait until the condition holds or the time is up; return whether it held. */
 	static boolean await(BooleanSupplier condition, Duration time) {
 		long deadline = System.nanoTime() + Durations.nanos(time);
 		while (!condition.getAsBoolean()) {

@@ -27,9 +27,7 @@ import io.github.redislock.LockObserver.ReleaseOutcome;
  * <p>
  * The hold leaves {@link LocalLocks} and the watchdog before the release script runs, so
  * that a renewal answered meanwhile, which finds the key gone, is not taken for a loss. A
- * release whose answer is lost is given back in the background
- * ({@link BackgroundReleases}); one refused during a slot migration is sent again
- * ({@link SlotMigration}).
+ * release that failed goes on in the background ({@link BackgroundReleases}).
  *
  * @author redis-lock
  */
@@ -68,13 +66,9 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Release one handle of the hold, waiting for {@link #releaseAsync} even on an
-	 * interrupted thread (its interrupt status kept): the interrupt that often ends the
-	 * work under a lock must not leave the lock held. The wait ends at the engine's
-	 * deadline for an answer ({@link LockWatchdog#answerDeadlineNanos()}).
-	 * @throws LockLostException when the lock was found lost
-	 * @throws LockAccessException when Redis failed (the release goes on in the
-	 * background) or did not answer by the deadline
+	 * Wait for {@link #releaseAsync} up to the engine's deadline for an answer, even on
+	 * an interrupted thread (its status kept): the interrupt that often ends the work
+	 * under a lock must not leave the lock held.
 	 */
 	void release(LockHold hold) {
 		CompletableFuture<Void> released = releaseAsync(hold).toCompletableFuture();
@@ -108,15 +102,13 @@ final class LockReleaser {
 		}
 	}
 
-	/** How long a caller waits for its release to be answered. */
 	long answerDeadlineNanos() {
 		return this.watchdog.answerDeadlineNanos();
 	}
 
 	/**
 	 * What the caller of a release unanswered by the deadline is told. It is not sent
-	 * again: the client still holds it, and its answer, whenever it comes, wakes the
-	 * waiters and is reported as usual.
+	 * again: its answer, whenever it comes, wakes the waiters and is reported as usual.
 	 */
 	LockAccessException unanswered(LockHold hold) {
 		return new LockAccessException(hold.key(), "release",
@@ -131,12 +123,9 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Release one handle of the hold, and the lock with the last one, without blocking
-	 * the calling thread.
-	 * @return completes when released, on the Redis client's thread or the caller's;
-	 * exceptionally with a {@link LockLostException} when the lock was found lost, or a
-	 * {@link LockAccessException} when Redis failed (the release then goes on in the
-	 * background)
+	 * Release one handle of the hold, and the lock with the last one, without blocking.
+	 * @return completes on the Redis client's thread or the caller's; exceptionally with
+	 * a {@link LockLostException}, or a {@link LockAccessException} when Redis failed
 	 */
 	CompletionStage<Void> releaseAsync(LockHold hold) {
 		// Counted from before the hold reads as released until its release ends, so
@@ -166,11 +155,9 @@ final class LockReleaser {
 		String channel = this.locks.channel(lease.kind(), hold.key());
 		LocalLock lock = this.locks.find(channel);
 		if (lease.check() == null || lock == null || !lock.firstTakesHandOver()) {
-			// No waiter here to pass the grant to, which HandOver would find too. One
-			// that
-			// queues just after is woken by this release (wakeOne or the release
-			// message),
-			// or asks Redis as the first in line, as after any release through Redis.
+			// No waiter here takes a passed grant, as HandOver would find too; one that
+			// queues just after is woken when this release is answered, or asks Redis
+			// as first in line.
 			return releaseInRedis(hold, channel);
 		}
 		long releasedAt = System.nanoTime();
@@ -179,8 +166,7 @@ final class LockReleaser {
 	}
 
 	/**
-	 * A holder that passed its lock on is told only once a check sent after its release
-	 * began found the grant held; otherwise its work may have overlapped another owner's.
+	 * A holder that passed its lock on is told once a later check found the grant held.
 	 */
 	private CompletionStage<Void> confirmPassed(LockHold hold, long releasedAt) {
 		LockLease lease = hold.lease();
@@ -216,10 +202,7 @@ final class LockReleaser {
 		return done;
 	}
 
-	/**
-	 * A release that failed may not have run: it goes on in the background, or the lock
-	 * would stay held for the rest of its lease.
-	 */
+	/** A release that failed may not have run: it goes on in the background. */
 	private LockAccessException releaseFailed(LockHold hold, LockLease lease, Throwable ex) {
 		this.backgroundReleases.giveBack(lease.kind(), hold.key(), lease.owner(), hold.fencingToken(),
 				Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
@@ -229,8 +212,8 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Wake a waiter of this JVM, and report a lock found gone as lost.
-	 * @throws LockLostException when the lock was lost while held
+	 * Wake a waiter of this JVM, and throw {@link LockLostException} for a lock found
+	 * gone.
 	 */
 	private void released(LockHold hold, LockLease lease, String channel, long outcome) {
 		// This JVM's own release message wakes no waiter here of a kind that yields, nor
@@ -256,16 +239,10 @@ final class LockReleaser {
 	 * ended); a failure is logged and leaves the lock to a background release.
 	 */
 	void releaseQuietly(LockHold hold) {
-		releaseAsync(hold).whenComplete((ignored, failure) -> {
-			Throwable ex = (failure != null) ? ScriptCommands.unwrap(failure) : null;
-			if (ex instanceof LockLostException) {
-				logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile",
-						hold.key()), ex);
-			}
-			else if (ex != null) {
-				logger.debug(LogMessage.format("Could not release lock '%s', granted to an acquisition that ended; "
-						+ "it is released in the background", hold.key()), ex);
-			}
+		releaseAsync(hold).exceptionally((ex) -> {
+			logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile "
+					+ "or is released in the background", hold.key()), ScriptCommands.unwrap(ex));
+			return null;
 		});
 	}
 
