@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -182,9 +183,25 @@ final class EngineParts {
 		return this.threads;
 	}
 
-	/** The parts of an engine that run once it started. */
+	/** The parts of an engine that run once it started; they answer its handles. */
 	record Running(LockWatchdog watchdog, LockAcquirer acquirer, PendingAcquisitions pending, LockReleaser releaser,
-			LeaseExtensions extensions, EngineShutdown.Parts shutdownParts) {
+			LeaseExtensions extensions, EngineShutdown.Parts shutdownParts) implements RedisLockHandle.Holds {
+
+		@Override
+		public void release(LockHold hold) {
+			this.releaser.release(hold);
+		}
+
+		@Override
+		public CompletionStage<Void> releaseAsync(LockHold hold) {
+			return this.pending.release(hold);
+		}
+
+		@Override
+		public void extend(LockHold hold, Duration leaseTime) {
+			this.extensions.extend(hold, leaseTime);
+		}
+
 	}
 
 	/**

@@ -3,7 +3,6 @@ package io.github.redislock.engine;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
@@ -46,8 +45,6 @@ import io.github.redislock.LockShutdownException;
 public final class RedisLockEngine implements LockEngine {
 
 	private final LockOptions options;
-
-	private final RedisLockHandle.Holds holds = new EngineHolds();
 
 	private final EngineShutdown shutdown = new EngineShutdown();
 
@@ -134,11 +131,11 @@ public final class RedisLockEngine implements LockEngine {
 
 	@Override
 	public @Nullable LockHandle acquire(LockRequest request, Duration wait) {
-		LockHold hold = this.parts.running(request.key())
-			.acquirer()
+		EngineParts.Running running = this.parts.running(request.key());
+		LockHold hold = running.acquirer()
 			.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
 					leaseTime(request), request.isReentrant());
-		return (hold != null) ? new RedisLockHandle(this.holds, hold) : null;
+		return (hold != null) ? new RedisLockHandle(running, hold) : null;
 	}
 
 	/** The request's fixed lease, or the options' ({@code null} for watchdog renewal). */
@@ -154,16 +151,16 @@ public final class RedisLockEngine implements LockEngine {
 	 */
 	@Override
 	public CompletableFuture<@Nullable LockHandle> acquireAsync(LockRequest request, Duration wait) {
-		Duration leaseTime = leaseTime(request);
-		PendingAcquisitions pending;
+		EngineParts.Running running;
 		try {
-			pending = this.parts.running(request.key()).pending();
+			running = this.parts.running(request.key());
 		}
 		catch (LockShutdownException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return pending.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
-				leaseTime, (hold) -> new RedisLockHandle(this.holds, hold));
+		return running.pending()
+			.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
+					leaseTime(request), (hold) -> new RedisLockHandle(running, hold));
 	}
 
 	@Override
@@ -213,35 +210,9 @@ public final class RedisLockEngine implements LockEngine {
 		}
 	}
 
-	/**
-	 * Shut down with a grace of {@link #CLOSE_GRACE}, then stop renewing and close the
-	 * connections. Calling it again has no effect: a template and the application context
-	 * may both close the engine.
-	 */
 	@Override
 	public void close() {
 		shutdown(CLOSE_GRACE);
-		this.parts.close();
-	}
-
-	/** The engine's answers to its handles, by the running engine's parts. */
-	private final class EngineHolds implements RedisLockHandle.Holds {
-
-		@Override
-		public void release(LockHold hold) {
-			RedisLockEngine.this.parts.running(hold.key()).releaser().release(hold);
-		}
-
-		@Override
-		public CompletionStage<Void> releaseAsync(LockHold hold) {
-			return RedisLockEngine.this.parts.running(hold.key()).pending().release(hold);
-		}
-
-		@Override
-		public void extend(LockHold hold, Duration leaseTime) {
-			RedisLockEngine.this.parts.running(hold.key()).extensions().extend(hold, leaseTime);
-		}
-
 	}
 
 }
