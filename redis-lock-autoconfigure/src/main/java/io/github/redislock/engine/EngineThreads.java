@@ -4,7 +4,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,21 +27,16 @@ import org.jspecify.annotations.Nullable;
  * work waits for Redis (a background release, up to the command timeout), so none runs on
  * the Redis client's threads, which must stay free to deliver answers, nor on the
  * watchdog's; the pool is large enough that releases stuck on a stalled shard leave
- * rounds and sweeps going. A round never waits for Redis, but what a caller chains to its
- * future runs here too.
+ * rounds and sweeps going.
  *
  * <p>
- * Both are {@link ScheduledThreadPoolExecutor}s: a hand-over or a cancelled timer's
- * removal takes a lock for one heap operation, so a reactive caller never waits for I/O.
- * A cancelled timer leaves the queue at once: a woken waiter cancels its sleep's timer,
- * often minutes early, and under a steady rate of reactive calls kept timers would hold
- * millions of finished acquisitions ({@code PendingTimersTests}).
- *
- * <p>
- * Once closed (every pending acquisition ended first), work already handed over still
- * runs, deadlines and retries are dropped, and a wake-up or work handed over later runs
- * on the calling thread, where it fails at once on the closed connections rather than
- * leave a future pending for ever.
+ * Both are {@link ScheduledThreadPoolExecutor}s: handing work on or removing a cancelled
+ * timer takes a lock for one heap operation, so a reactive caller never waits for I/O. A
+ * cancelled timer leaves the queue at once: a woken waiter cancels its sleep's timer,
+ * often minutes early, and kept timers would hold millions of finished acquisitions
+ * ({@code PendingTimersTests}). Once closed, work handed over still runs, deadlines and
+ * retries are dropped, and a wake-up or later work runs on the calling thread, where it
+ * fails at once on the closed connections rather than leave a future pending.
  *
  * @author redis-lock
  */
@@ -63,29 +57,25 @@ final class EngineThreads implements Executor, AutoCloseable {
 
 	private final Executor executor;
 
-	/**
-	 * No thread starts before the first task; a {@code null} executor means the own pool.
-	 */
+	/** No thread starts before the first task; {@code null} means the own pool. */
 	EngineThreads(@Nullable Executor executor) {
-		this.timer = pool(1, (task) -> daemon(task, "redis-lock-timer"));
-		AtomicInteger count = new AtomicInteger();
-		this.own = pool(THREADS, (task) -> daemon(task, "redis-lock-housekeeping-" + count.incrementAndGet()));
+		this.timer = pool(1, "redis-lock-timer");
+		this.own = pool(THREADS, "redis-lock-housekeeping-");
 		this.executor = (executor != null) ? executor : this.own;
 	}
 
-	private static ScheduledThreadPoolExecutor pool(int threads, ThreadFactory factory) {
-		ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(threads, factory);
+	private static ScheduledThreadPoolExecutor pool(int threads, String name) {
+		AtomicInteger count = new AtomicInteger();
+		ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(threads, (task) -> {
+			Thread thread = new Thread(task, (threads > 1) ? name + count.incrementAndGet() : name);
+			thread.setDaemon(true);
+			return thread;
+		});
 		pool.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
 		pool.allowCoreThreadTimeOut(true);
 		pool.setRemoveOnCancelPolicy(true);
 		pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 		return pool;
-	}
-
-	private static Thread daemon(Runnable task, String name) {
-		Thread thread = new Thread(task, name);
-		thread.setDaemon(true);
-		return thread;
 	}
 
 	/** Run a task soon, never on the calling thread while open; it may wait for Redis. */
@@ -105,10 +95,7 @@ final class EngineThreads implements Executor, AutoCloseable {
 		}
 	}
 
-	/**
-	 * Run a task that completes a caller's future: at once when on these threads, else
-	 * soon.
-	 */
+	/** Run a task that completes a caller's future: at once when on these threads. */
 	void complete(Runnable task) {
 		if (inTask.get() != null) {
 			run(task);
@@ -119,18 +106,15 @@ final class EngineThreads implements Executor, AutoCloseable {
 	}
 
 	/**
-	 * Run a pending acquisition's wake-up after the delay unless cancelled; once closed,
-	 * run it now.
+	 * Run a wake-up after the delay unless cancelled; once closed, run it now.
 	 * @return the timer to cancel, or {@code null} when closed, after the task ran
 	 */
 	@Nullable ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-		try {
-			return this.timer.schedule(() -> execute(task), delay, unit);
-		}
-		catch (RejectedExecutionException ex) {
+		ScheduledFuture<?> timer = later(task, unit.toNanos(delay));
+		if (timer == null) {
 			run(task);
-			return null;
 		}
+		return timer;
 	}
 
 	/**
@@ -146,9 +130,7 @@ final class EngineThreads implements Executor, AutoCloseable {
 		}
 	}
 
-	/**
-	 * Run a task again and again, each run the delay after the last ended, until closed.
-	 */
+	/** Run a task again and again, the delay after each run, until closed. */
 	void repeat(Runnable task, long delayNanos) {
 		later(() -> {
 			try {
