@@ -8,7 +8,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
 
@@ -61,9 +60,7 @@ final class EngineParts {
 
 	private final Diagnostics diagnostics = new Diagnostics();
 
-	/** Guards {@link #running} and {@link #stopped}. */
-	private final ReentrantLock starting = new ReentrantLock();
-
+	/** Written under this object's monitor, as {@link #stopped} is. */
 	private volatile @Nullable Running running;
 
 	private boolean stopped;
@@ -97,27 +94,22 @@ final class EngineParts {
 	 */
 	Running running(String key) {
 		Running parts = this.running;
-		if (parts != null) {
-			return parts;
-		}
-		this.starting.lock();
-		try {
-			if (this.stopped) {
-				throw new LockShutdownException(key);
-			}
-			parts = this.running;
-			if (parts == null) {
-				parts = start();
-				this.running = parts;
-			}
-			return parts;
-		}
-		finally {
-			this.starting.unlock();
-		}
+		return (parts != null) ? parts : start(key);
 	}
 
-	private Running start() {
+	private synchronized Running start(String key) {
+		if (this.stopped) {
+			throw new LockShutdownException(key);
+		}
+		Running parts = this.running;
+		if (parts == null) {
+			parts = newRunning();
+			this.running = parts;
+		}
+		return parts;
+	}
+
+	private Running newRunning() {
 		LeaseEvents leaseEvents = new LeaseEvents.Waking(this.locks,
 				(this.observer != null) ? new GuardedLockObserver.Leases(this.observer) : null);
 		LockWatchdog watchdog = new LockWatchdog(this.scripts, this.options.watchdogLease(),
@@ -145,15 +137,9 @@ final class EngineParts {
 	 * Keep the engine from starting from now on.
 	 * @return the running parts, or {@code null} if it never started
 	 */
-	@Nullable Running stop() {
-		this.starting.lock();
-		try {
-			this.stopped = true;
-			return this.running;
-		}
-		finally {
-			this.starting.unlock();
-		}
+	synchronized @Nullable Running stop() {
+		this.stopped = true;
+		return this.running;
 	}
 
 	/** Stop renewing, end the threads and close the connections, once. */

@@ -120,12 +120,7 @@ final class EngineShutdown {
 
 	/** A hold found lost protects nothing: the shutdown does not wait for its holder. */
 	private static boolean anyHeld(LocalLocks locks) {
-		for (LockHold hold : locks.holds()) {
-			if (hold.isHeld() && !hold.isReleased()) {
-				return true;
-			}
-		}
-		return false;
+		return locks.holds().stream().anyMatch((hold) -> hold.isHeld() && !hold.isReleased());
 	}
 
 	/**
@@ -216,10 +211,8 @@ final class EngineShutdown {
 
 	/** The keys for a log line: the first of them when there are many. */
 	private static String named(List<String> keys) {
-		if (keys.size() <= KEYS_NAMED) {
-			return String.join(", ", keys);
-		}
-		return String.join(", ", keys.subList(0, KEYS_NAMED)) + " and " + (keys.size() - KEYS_NAMED) + " more";
+		String more = (keys.size() > KEYS_NAMED) ? " and " + (keys.size() - KEYS_NAMED) + " more" : "";
+		return String.join(", ", keys.subList(0, Math.min(KEYS_NAMED, keys.size()))) + more;
 	}
 
 	/** What the holder of a revoked hold is told at its release. */

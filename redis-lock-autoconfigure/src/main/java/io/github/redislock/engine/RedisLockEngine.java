@@ -51,34 +51,24 @@ public final class RedisLockEngine implements LockEngine {
 	private final EngineParts parts;
 
 	/**
-	 * Create an engine on the given connection factory with the
-	 * {@linkplain LockOptions#defaults() default options}.
-	 * @param connectionFactory a Lettuce connection factory, already started
-	 * @throws IllegalArgumentException when the connection factory is not Lettuce's
+	 * Create an engine with the {@linkplain LockOptions#defaults() default options}, as
+	 * {@link #RedisLockEngine(RedisConnectionFactory, LockOptions, LockObserver, Executor)}.
 	 */
 	public RedisLockEngine(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, LockOptions.defaults());
 	}
 
 	/**
-	 * Create an engine on the given connection factory.
-	 * @param connectionFactory a Lettuce connection factory, already started
-	 * @param options the key prefix, defaults, lease and renewal settings
-	 * @throws IllegalArgumentException when the connection factory is not Lettuce's, or
-	 * the replication timeout is not shorter than its command timeout
+	 * Create an engine without an observer, as
+	 * {@link #RedisLockEngine(RedisConnectionFactory, LockOptions, LockObserver, Executor)}.
 	 */
 	public RedisLockEngine(RedisConnectionFactory connectionFactory, LockOptions options) {
 		this(connectionFactory, options, null);
 	}
 
 	/**
-	 * Create an engine on the given connection factory that reports to an observer.
-	 * @param connectionFactory a Lettuce connection factory, already started
-	 * @param options the key prefix, defaults, lease and renewal settings
-	 * @param observer told of acquisitions, holds, renewals and losses, such as an
-	 * {@code ObservationLockObserver}, or {@code null} for none
-	 * @throws IllegalArgumentException when the connection factory is not Lettuce's, or
-	 * the replication timeout is not shorter than its command timeout
+	 * Create an engine that runs its background work on threads of its own, as
+	 * {@link #RedisLockEngine(RedisConnectionFactory, LockOptions, LockObserver, Executor)}.
 	 */
 	public RedisLockEngine(RedisConnectionFactory connectionFactory, LockOptions options,
 			@Nullable LockObserver observer) {
@@ -91,8 +81,8 @@ public final class RedisLockEngine implements LockEngine {
 	 * the command timeout; virtual threads suit it. The watchdog keeps its own thread.
 	 * @param connectionFactory a Lettuce connection factory, already started
 	 * @param options the key prefix, defaults, lease and renewal settings
-	 * @param observer told of acquisitions, holds, renewals and losses, or {@code null}
-	 * for none
+	 * @param observer told of acquisitions, holds, renewals and losses, such as an
+	 * {@code ObservationLockObserver}, or {@code null} for none
 	 * @param executor runs the engine's background work, or {@code null} for a pool of
 	 * the engine's own
 	 * @throws IllegalArgumentException when the connection factory is not Lettuce's, or
