@@ -27,13 +27,14 @@ import io.github.redislock.SubscriptionStatus;
  * no connection and start no thread, and the running ones ({@link Running}) at the first
  * acquisition, which also starts the sweep of idle subscriptions and connects ahead of
  * the next calls. An engine that never locks connects to nothing and starts no thread;
- * health, metrics and shutdown read its {@link Diagnostics} and never start it. The start
+ * health, metrics and shutdown read its {@link LockDiagnostics}, which keep nothing of
+ * their own so that the lock path pays nothing for them, and never start it. The start
  * and the shutdown take the same lock: either the engine started before its shutdown
  * began, which then stops what runs, or it never starts.
  *
  * @author redis-lock
  */
-final class EngineParts {
+final class EngineParts implements LockDiagnostics {
 
 	/** How long a channel stays subscribed after its last waiter left. */
 	private static final long SUBSCRIPTION_LINGER_MILLIS = 1000;
@@ -57,8 +58,6 @@ final class EngineParts {
 	private final BackgroundReleases backgroundReleases;
 
 	private final LockKeys keys;
-
-	private final Diagnostics diagnostics = new Diagnostics();
 
 	/** Written under this object's monitor, as {@link #stopped} is. */
 	private volatile @Nullable Running running;
@@ -160,10 +159,6 @@ final class EngineParts {
 		return this.scripts;
 	}
 
-	Diagnostics diagnostics() {
-		return this.diagnostics;
-	}
-
 	/** The engine's threads, for tests. */
 	EngineThreads threads() {
 		return this.threads;
@@ -190,77 +185,68 @@ final class EngineParts {
 
 	}
 
-	/**
-	 * Reads the engine's holds, watchdog and waiters when asked, and keeps nothing of its
-	 * own, so that the lock path pays nothing for it.
-	 */
-	final class Diagnostics implements LockDiagnostics {
+	@Override
+	public int heldCount() {
+		// A hold no thread re-enters (a pending acquisition's) counts too: this JVM
+		// holds its lock in Redis, so the snapshot names no thread for it.
+		return this.locks.holdCount();
+	}
 
-		@Override
-		public int heldCount() {
-			// A hold no thread re-enters (a pending acquisition's) counts too: this JVM
-			// holds its lock in Redis, so the snapshot names no thread for it.
-			return EngineParts.this.locks.holdCount();
-		}
+	@Override
+	public int renewedCount() {
+		Running parts = this.running;
+		return (parts != null) ? parts.watchdog().watchedCount() : 0;
+	}
 
-		@Override
-		public int renewedCount() {
-			Running parts = EngineParts.this.running;
-			return (parts != null) ? parts.watchdog().watchedCount() : 0;
-		}
+	@Override
+	public int waiterCount() {
+		return this.subscriptions.waiterCount();
+	}
 
-		@Override
-		public int waiterCount() {
-			return EngineParts.this.subscriptions.waiterCount();
-		}
+	@Override
+	public int sleepingWaiterCount() {
+		return this.subscriptions.sleepingWaiterCount();
+	}
 
-		@Override
-		public int sleepingWaiterCount() {
-			return EngineParts.this.subscriptions.sleepingWaiterCount();
-		}
+	@Override
+	public int subscribedChannelCount() {
+		return this.subscriptions.subscribedChannels();
+	}
 
-		@Override
-		public int subscribedChannelCount() {
-			return EngineParts.this.subscriptions.subscribedChannels();
-		}
+	@Override
+	public int retriedReleaseCount() {
+		return this.backgroundReleases.retryingCount();
+	}
 
-		@Override
-		public int retriedReleaseCount() {
-			return EngineParts.this.backgroundReleases.retryingCount();
-		}
+	@Override
+	public SubscriptionStatus subscriptionStatus() {
+		return this.subscriptions.status();
+	}
 
-		@Override
-		public SubscriptionStatus subscriptionStatus() {
-			return EngineParts.this.subscriptions.status();
-		}
-
-		@Override
-		public LockSnapshot snapshot() {
-			long now = System.nanoTime();
-			List<HeldLock> held = new ArrayList<>(EngineParts.this.locks.holdCount());
-			for (LockHold hold : EngineParts.this.locks.holds()) {
-				if (!hold.isReleased()) {
-					Thread owner = hold.ownerThread();
-					LockLease lease = hold.lease();
-					held.add(new HeldLock(hold.key(), (owner != null) ? owner.getName() : null,
-							Instant.ofEpochMilli(hold.acquiredAtMillis()),
-							Duration.ofNanos(lease.expiresAtNanos() - now), lease.isRenewed(), hold.fencingToken(),
-							lease.isLost()));
-				}
+	@Override
+	public LockSnapshot snapshot() {
+		long now = System.nanoTime();
+		List<HeldLock> held = new ArrayList<>(this.locks.holdCount());
+		for (LockHold hold : this.locks.holds()) {
+			if (!hold.isReleased()) {
+				Thread owner = hold.ownerThread();
+				LockLease lease = hold.lease();
+				held.add(new HeldLock(hold.key(), (owner != null) ? owner.getName() : null,
+						Instant.ofEpochMilli(hold.acquiredAtMillis()), Duration.ofNanos(lease.expiresAtNanos() - now),
+						lease.isRenewed(), hold.fencingToken(), lease.isLost()));
 			}
-			List<AwaitedLock> awaited = new ArrayList<>();
-			EngineParts.this.subscriptions.forEachWaited((channel, waiters) -> awaited
-				.add(new AwaitedLock(EngineParts.this.keys.nameOfReleaseChannel(channel), waiters)));
-			return new LockSnapshot(List.copyOf(held), List.copyOf(awaited));
 		}
+		List<AwaitedLock> awaited = new ArrayList<>();
+		this.subscriptions.forEachWaited(
+				(channel, waiters) -> awaited.add(new AwaitedLock(this.keys.nameOfReleaseChannel(channel), waiters)));
+		return new LockSnapshot(List.copyOf(held), List.copyOf(awaited));
+	}
 
-		@Override
-		public String toString() {
-			return "LockDiagnostics[held=" + heldCount() + ", renewed=" + renewedCount() + ", waiters=" + waiterCount()
-					+ ", channels=" + subscribedChannelCount() + ", retriedReleases=" + retriedReleaseCount()
-					+ ", subscription=" + subscriptionStatus() + "]";
-		}
-
+	@Override
+	public String toString() {
+		return "LockDiagnostics[held=" + heldCount() + ", renewed=" + renewedCount() + ", waiters=" + waiterCount()
+				+ ", channels=" + subscribedChannelCount() + ", retriedReleases=" + retriedReleaseCount()
+				+ ", subscription=" + subscriptionStatus() + "]";
 	}
 
 }
