@@ -68,29 +68,24 @@ final class BackgroundReleases {
 	}
 
 	private void giveBack(LockKind kind, String key, String owner, long fence, long untilNanos, long retryNanos) {
-		boolean retry = retryNanos != FIRST_RETRY_NANOS;
-		if (tryGiveBack(kind, key, owner, fence)) {
-			endRetry(retry);
+		boolean retried = retryNanos != FIRST_RETRY_NANOS;
+		boolean released = tryGiveBack(kind, key, owner, fence);
+		if (!released && System.nanoTime() + retryNanos - untilNanos < 0) {
+			if (!retried) {
+				this.retrying.incrementAndGet();
+			}
+			this.threads.later(
+					() -> giveBack(kind, key, owner, fence, untilNanos, Math.min(retryNanos * 2, LAST_RETRY_NANOS)),
+					retryNanos);
 			return;
 		}
-		if (System.nanoTime() + retryNanos - untilNanos >= 0) {
-			endRetry(retry);
+		if (retried) {
+			this.retrying.decrementAndGet();
+		}
+		if (!released) {
 			logger.warn(LogMessage.format(
 					"Could not release lock '%s' after a failed acquisition or release; it expires with its lease",
 					key));
-			return;
-		}
-		if (!retry) {
-			this.retrying.incrementAndGet();
-		}
-		this.threads.later(
-				() -> giveBack(kind, key, owner, fence, untilNanos, Math.min(retryNanos * 2, LAST_RETRY_NANOS)),
-				retryNanos);
-	}
-
-	private void endRetry(boolean retry) {
-		if (retry) {
-			this.retrying.decrementAndGet();
 		}
 	}
 
@@ -104,8 +99,7 @@ final class BackgroundReleases {
 			return true;
 		}
 		catch (RuntimeException ex) {
-			logger.debug(LogMessage.format("Could not release lock '%s' after a failed acquisition; trying again", key),
-					ex);
+			logger.debug(LogMessage.format("Could not release lock '%s' in the background; trying again", key), ex);
 			return false;
 		}
 	}

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -164,25 +163,9 @@ final class EngineParts implements LockDiagnostics {
 		return this.threads;
 	}
 
-	/** The parts of an engine that run once it started; they answer its handles. */
+	/** The parts of an engine that run once it started, which its handles call. */
 	record Running(LockWatchdog watchdog, LockAcquirer acquirer, PendingAcquisitions pending, LockReleaser releaser,
-			LeaseExtensions extensions, EngineShutdown.Parts shutdownParts) implements RedisLockHandle.Holds {
-
-		@Override
-		public void release(LockHold hold) {
-			this.releaser.release(hold);
-		}
-
-		@Override
-		public CompletionStage<Void> releaseAsync(LockHold hold) {
-			return this.pending.release(hold);
-		}
-
-		@Override
-		public void extend(LockHold hold, Duration leaseTime) {
-			this.extensions.extend(hold, leaseTime);
-		}
-
+			LeaseExtensions extensions, EngineShutdown.Parts shutdownParts) {
 	}
 
 	@Override

@@ -252,9 +252,8 @@ final class LockReleaser {
 	}
 
 	private void observeRelease(LockHold hold, ReleaseOutcome outcome, @Nullable Throwable failure) {
-		LockObserver observer = this.observer;
-		if (observer != null) {
-			observer.released(hold.key(), hold.observerContext(), outcome, failure);
+		if (this.observer != null) {
+			this.observer.released(hold.key(), hold.observerContext(), outcome, failure);
 		}
 	}
 
