@@ -10,15 +10,11 @@ import org.springframework.core.log.LogMessage;
 
 /**
  * Gives back, in the background, what Redis may have granted to an owner that cannot use
- * it: an acquisition whose answer was lost or came too late, a grant refused for want of
- * replicas, a release that failed. The release is owner-checked, so it frees only what
- * that owner holds, and takes the owner out of any line it joined.
- *
- * <p>
- * It runs on the {@link EngineThreads}, and is tried again while it fails (after 50 ms,
- * doubling to a second) until the grant's lease would have ended anyway: a lost answer
- * never leaves a lock held for its whole lease, and a Redis that stays unreachable costs
- * one warning. Retries are scheduled, not slept, so no thread waits while Redis is away.
+ * it (an answer lost or late, a grant refused for want of replicas, a release that
+ * failed), owner-checked, taking the owner out of any line it joined. It is tried again
+ * while it fails (after 50 ms, doubling to a second), scheduled, not slept, until the
+ * grant's lease would have ended anyway: a lost answer never leaves a lock held for its
+ * whole lease, and a Redis that stays away costs one warning.
  *
  * @author redis-lock
  */

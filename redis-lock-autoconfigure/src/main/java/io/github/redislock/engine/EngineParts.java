@@ -22,14 +22,13 @@ import io.github.redislock.LockSnapshot.HeldLock;
 import io.github.redislock.SubscriptionStatus;
 
 /**
- * Builds the parts of a {@link RedisLockEngine} and closes them: at once those that open
- * no connection and start no thread, and the running ones ({@link Running}) at the first
- * acquisition, which also starts the sweep of idle subscriptions and connects ahead of
- * the next calls. An engine that never locks connects to nothing and starts no thread;
- * health, metrics and shutdown read its {@link LockDiagnostics}, which keep nothing of
- * their own so that the lock path pays nothing for them, and never start it. The start
- * and the shutdown take the same lock: either the engine started before its shutdown
- * began, which then stops what runs, or it never starts.
+ * Builds the parts of a {@link RedisLockEngine}, reports on them when asked
+ * ({@link LockDiagnostics}: the lock path pays nothing for it) and closes them. The
+ * running ones ({@link Running}) start at the first acquisition, with the sweep of idle
+ * subscriptions and the connections: an engine that never locks starts nothing, and
+ * health, metrics and shutdown read it without starting it. The start and the shutdown
+ * take this object's monitor: either the engine started before its shutdown began, which
+ * then stops what runs, or it never starts.
  *
  * @author redis-lock
  */

@@ -22,27 +22,20 @@ import io.github.redislock.engine.ScriptBatches.AwaitedAnswers;
 import io.github.redislock.engine.ScriptBatches.PreparedCall;
 
 /**
- * Whether the engine shuts down, which the acquire path and the waiting threads check,
- * and the shutdown itself.
+ * Whether the engine shuts down, which acquisitions and waiters check, and the shutdown.
  *
  * <h2>Design notes</h2>
  *
- * The shutdown runs once, in three phases. It first raises the flag and wakes every
- * waiter: from then on an acquisition fails before its first command, and a waiter checks
- * the flag each time it wakes, so it leaves with the {@link LockShutdownException} and
- * withdraws its place in line (a fair queue entry, a writer intent). Then it waits, up to
- * the grace time, until no hold, no release under way and no waiter is left. A release
- * counts from before its hold leaves the engine's holds until its script answered, so the
- * connection is never closed under it. Last it revokes what is still held: each holder
- * finds its lock lost, and the releases of all of them are sent in one batch and awaited
- * together, about one round trip by the engine's deadline; only a release Redis refused
- * is sent again, on its own.
- *
- * <p>
- * An acquisition that passed the check just before the flag was raised may still be
- * granted: its hold counts like any other, so it is waited for and, if need be, released.
- * The waits poll a few milliseconds apart: a shutdown is rare, and polling needs no
- * signal from the release path.
+ * The shutdown runs once, in three phases. It raises the flag and wakes every waiter:
+ * from then on an acquisition fails before its first command, and a waiter leaves at its
+ * next wake-up with the {@link LockShutdownException}, withdrawing its place in line (a
+ * fair queue entry, a writer intent). It waits, up to the grace time, until no hold, no
+ * release under way (counted until its script answered, so the connection is never closed
+ * under it) and no waiter is left. Then it revokes what is still held: each holder finds
+ * its lock lost, and the releases are sent in one batch, awaited together by the engine's
+ * deadline; only a release Redis refused is sent again, on its own. An acquisition that
+ * passed the flag just before it was raised counts like any other hold. The waits poll: a
+ * shutdown is rare, and polling needs no signal from the release path.
  *
  * @author redis-lock
  */

@@ -12,31 +12,26 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where the engine's work runs, but for the watchdog's renewals: one timer thread,
- * {@code redis-lock-timer}, that only hands work on when it is due, and one executor for
- * the work: pending acquisitions' rounds and futures, background releases, hand-over
- * checks, the sweep of idle subscriptions, opening connections for callers that must not
- * wait.
+ * Where the engine's work runs, but for the watchdog's renewals: a timer thread,
+ * {@code redis-lock-timer}, that only hands work on when due, and an executor for the
+ * work (pending acquisitions' rounds and futures, background releases, hand-over checks,
+ * the sweep of idle subscriptions, opening connections for callers that must not wait).
  *
  * <h2>Design notes</h2>
  *
  * The executor is the application's when it gives one (virtual threads with
  * {@code spring.threads.virtual.enabled=true}), else daemon threads of the engine's own,
- * {@code redis-lock-housekeeping-N}, up to eight or twice the processors, ended after
- * {@value #IDLE_SECONDS} s idle; work the application's executor refuses runs there. Some
- * work waits for Redis (a background release, up to the command timeout), so none runs on
+ * {@code redis-lock-housekeeping-N}, up to eight or twice the processors; work the
+ * application's executor refuses runs there. Some work waits for Redis, so none runs on
  * the Redis client's threads, which must stay free to deliver answers, nor on the
  * watchdog's; the pool is large enough that releases stuck on a stalled shard leave
- * rounds and sweeps going.
- *
- * <p>
- * Both are {@link ScheduledThreadPoolExecutor}s: handing work on or removing a cancelled
- * timer takes a lock for one heap operation, so a reactive caller never waits for I/O. A
- * cancelled timer leaves the queue at once: a woken waiter cancels its sleep's timer,
- * often minutes early, and kept timers would hold millions of finished acquisitions
+ * rounds and sweeps going. A round never waits for Redis, but what a caller chains to its
+ * future runs here too. Both are {@link ScheduledThreadPoolExecutor}s, so a reactive
+ * caller that hands work on waits for one heap operation, never for I/O; a cancelled
+ * timer leaves the queue at once, or a woken waiter's timers would pile up by the million
  * ({@code PendingTimersTests}). Once closed, work handed over still runs, deadlines and
- * retries are dropped, and a wake-up or later work runs on the calling thread, where it
- * fails at once on the closed connections rather than leave a future pending.
+ * retries are dropped, and later work runs on the calling thread, failing at once on the
+ * closed connections rather than leave a future pending.
  *
  * @author redis-lock
  */

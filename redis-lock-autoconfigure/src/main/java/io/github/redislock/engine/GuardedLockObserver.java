@@ -15,9 +15,7 @@ import io.github.redislock.LockObserver;
 /**
  * Calls an application's {@link LockObserver}, logging what it throws instead: a failing
  * metric must not leave a lock acquired but never returned, nor stop the watchdog, whose
- * scheduled task would end at its first exception. It also tells an observer how an
- * acquisition ended ({@link #reportAcquireEnded}) and what the watchdog finds about
- * leases ({@link Leases}).
+ * scheduled task would end at its first exception.
  *
  * @author redis-lock
  */

@@ -20,14 +20,11 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.LockObserver.ReleaseOutcome;
 
 /**
- * The release path: a handle closed, the hold's count goes down, and the last handle
- * releases the lock: to the first waiter of this JVM when one waits that takes a passed
- * grant ({@link HandOver}), or else in Redis.
- *
- * <p>
- * The hold leaves {@link LocalLocks} and the watchdog before the release script runs, so
- * that a renewal answered meanwhile, which finds the key gone, is not taken for a loss. A
- * release that failed goes on in the background ({@link BackgroundReleases}).
+ * The release path: the last handle of a hold releases the lock, to the first waiter of
+ * this JVM when it takes a passed grant ({@link HandOver}), or else in Redis. The hold
+ * leaves {@link LocalLocks} and the watchdog before the script runs, so that a renewal
+ * answered meanwhile, finding the key gone, is not taken for a loss. A release that
+ * failed goes on in the background ({@link BackgroundReleases}).
  *
  * @author redis-lock
  */

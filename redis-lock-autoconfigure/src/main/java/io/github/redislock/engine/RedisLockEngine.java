@@ -21,24 +21,18 @@ import io.github.redislock.LockRules;
 import io.github.redislock.LockShutdownException;
 
 /**
- * The {@link LockEngine} that keeps locks in Redis, through a Lettuce
- * {@link RedisConnectionFactory} of Spring Data Redis: reentrancy within this JVM, the
- * acquire / wait / retry loop, release and the watchdog. Usable with or without a Spring
- * context:
+ * The {@link LockEngine} that keeps locks in Redis through a Lettuce
+ * {@link RedisConnectionFactory}, with or without a Spring context:
  *
  * <pre class="code">
  * LockTemplate locks = new LockTemplate(new RedisLockEngine(connectionFactory, options));
  * </pre>
  *
  * <p>
- * A facade over the parts {@link EngineParts} builds; creating an engine opens no
- * connection and starts no thread: its first acquisition does. Uncontended, a lock and
- * its release are two round trips; a reentrant acquisition is none. A waiter costs one
- * subscription per lock name, shared by the waiters of this JVM, and no command while it
- * sleeps. {@link #acquireAsync} takes the same path without a thread
- * ({@link PendingAcquisitions}). An optional {@link LockObserver} is told of
- * acquisitions, holds, renewals and losses; without one, the engine reads no clock for
- * it.
+ * A facade over the parts {@link EngineParts} builds: creating an engine opens no
+ * connection and starts no thread; its first acquisition does. Uncontended, a lock and
+ * its release are two round trips and a reentrant acquisition none; a waiter costs one
+ * subscription per lock name, shared in this JVM, and no command while it sleeps.
  *
  * @author redis-lock
  */
@@ -82,7 +76,8 @@ public final class RedisLockEngine implements LockEngine {
 	 * @param connectionFactory a Lettuce connection factory, already started
 	 * @param options the key prefix, defaults, lease and renewal settings
 	 * @param observer told of acquisitions, holds, renewals and losses, such as an
-	 * {@code ObservationLockObserver}, or {@code null} for none
+	 * {@code ObservationLockObserver}, or {@code null} for none, which costs no call and
+	 * no clock read
 	 * @param executor runs the engine's background work, or {@code null} for a pool of
 	 * the engine's own
 	 * @throws IllegalArgumentException when the connection factory is not Lettuce's, or
