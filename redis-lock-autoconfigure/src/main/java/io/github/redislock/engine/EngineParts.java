@@ -85,9 +85,7 @@ final class EngineParts implements LockDiagnostics {
 	}
 
 	/**
-	 * The running parts, started now by the first caller.
-	 * @param key the lock the caller acquires or holds
-	 * @throws LockShutdownException when the engine shut down before it started
+	 * The running parts, started by the first caller unless the engine shut down first.
 	 */
 	Running running(String key) {
 		Running parts = this.running;
@@ -130,10 +128,7 @@ final class EngineParts implements LockDiagnostics {
 				new LeaseExtensions(this.scripts, watchdog, this.observer), shutdownParts);
 	}
 
-	/**
-	 * Keep the engine from starting from now on.
-	 * @return the running parts, or {@code null} if it never started
-	 */
+	/** Keep the engine from starting; return the running parts, if it started. */
 	synchronized @Nullable Running stop() {
 		this.stopped = true;
 		return this.running;

@@ -62,10 +62,9 @@ final class EngineShutdown {
 	private volatile boolean shuttingDown;
 
 	/**
-	 * Start the shutdown: from now on acquisitions and waiters fail. A call that finds it
-	 * started waits until it is done: the application context may close the engine while
-	 * its lifecycle shuts it down, and must not close the connections under it.
-	 * @return false when it was started before, and is now done
+	 * Start the shutdown, or return false once the one started is done: the context may
+	 * close the engine while its lifecycle shuts it down, and must not close the
+	 * connections under it.
 	 */
 	boolean begin() {
 		if (!this.started.compareAndSet(false, true)) {
@@ -118,8 +117,7 @@ final class EngineShutdown {
 
 	/**
 	 * Revoke every hold left, naming those still held in a warning; one found lost is
-	 * released quietly, as its lease may be alive in Redis when only this JVM's estimate
-	 * passed.
+	 * released too, as only this JVM's estimate of its lease may have passed.
 	 */
 	private static void releaseRemaining(Duration grace, Parts engine) {
 		List<String> held = revokeAll(engine, engine.locks().holds());
@@ -132,9 +130,7 @@ final class EngineShutdown {
 	}
 
 	/**
-	 * Revoke the holds and release them in Redis in batches; a release that failed is
-	 * sent once more on its own, and one that fails again or goes unanswered is logged.
-	 * @return the keys of the holds revoked while their holders still held them
+	 * Revoke the holds and release them; return the keys of those still held until then.
 	 */
 	private static List<String> revokeAll(Parts engine, List<LockHold> holds) {
 		List<String> held = new ArrayList<>();

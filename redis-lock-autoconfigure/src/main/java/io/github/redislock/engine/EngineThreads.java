@@ -100,10 +100,7 @@ final class EngineThreads implements Executor, AutoCloseable {
 		}
 	}
 
-	/**
-	 * Run a wake-up after the delay unless cancelled; once closed, run it now.
-	 * @return the timer to cancel, or {@code null} when closed, after the task ran
-	 */
+	/** Run a wake-up after the delay; return its timer, or run it now once closed. */
 	@Nullable ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
 		ScheduledFuture<?> timer = later(task, unit.toNanos(delay));
 		if (timer == null) {
@@ -112,10 +109,7 @@ final class EngineThreads implements Executor, AutoCloseable {
 		return timer;
 	}
 
-	/**
-	 * Run a deadline or a retry after the delay unless cancelled; once closed, drop it.
-	 * @return the timer to cancel, or {@code null} when closed
-	 */
+	/** Run a deadline or a retry after the delay; return its timer, none once closed. */
 	@Nullable ScheduledFuture<?> later(Runnable task, long delayNanos) {
 		try {
 			return this.timer.schedule(() -> execute(task), delayNanos, TimeUnit.NANOSECONDS);

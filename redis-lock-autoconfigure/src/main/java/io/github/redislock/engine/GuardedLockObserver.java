@@ -86,12 +86,9 @@ final class GuardedLockObserver implements LockObserver {
 	}
 
 	/**
-	 * Tell the observer how an acquisition ended, the same for a thread's acquisition and
-	 * a pending one, and for a grant, that the hold began.
-	 * @param startedAt when the acquisition started ({@link System#nanoTime()})
-	 * @param hold the hold granted, or {@code null}
-	 * @param failure why it failed, or {@code null}; an interrupted or cancelled
-	 * acquisition ends as {@link AcquireOutcome#INTERRUPTED}
+	 * Tell the observer how a thread's or a pending acquisition ended (an interrupted or
+	 * cancelled one as {@link AcquireOutcome#INTERRUPTED}) and, for a grant, that the
+	 * hold began; {@code startedAt} is a {@link System#nanoTime()}.
 	 */
 	static void reportAcquireEnded(LockObserver observer, String key, @Nullable String name, @Nullable Object context,
 			long startedAt, @Nullable LockHold hold, @Nullable Throwable failure) {
@@ -111,10 +108,7 @@ final class GuardedLockObserver implements LockObserver {
 		}
 	}
 
-	/**
-	 * Reports what the watchdog finds about leases, with the observer's context of each
-	 * lease's hold, and none once its holder released it.
-	 */
+	/** Reports what the watchdog finds, with the context of a lease's unreleased hold. */
 	static final class Leases implements LeaseEvents {
 
 		private final LockObserver observer;

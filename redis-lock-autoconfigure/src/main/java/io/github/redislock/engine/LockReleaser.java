@@ -63,9 +63,8 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Wait for {@link #releaseAsync} up to the engine's deadline for an answer, even on
-	 * an interrupted thread (its status kept): the interrupt that often ends the work
-	 * under a lock must not leave the lock held.
+	 * Wait for {@link #releaseAsync} up to the engine's deadline, even when interrupted
+	 * (the status kept): the interrupt that often ends work must not leave a lock held.
 	 */
 	void release(LockHold hold) {
 		CompletableFuture<Void> released = releaseAsync(hold).toCompletableFuture();
@@ -103,10 +102,7 @@ final class LockReleaser {
 		return this.watchdog.answerDeadlineNanos();
 	}
 
-	/**
-	 * What the caller of a release unanswered by the deadline is told. It is not sent
-	 * again: its answer, whenever it comes, wakes the waiters and is reported as usual.
-	 */
+	/** A release unanswered by the deadline is not sent again: its late answer counts. */
 	LockAccessException unanswered(LockHold hold) {
 		return new LockAccessException(hold.key(), "release",
 				new RedisCommandTimeoutException("Redis did not answer the release within "
@@ -120,9 +116,9 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Release one handle of the hold, and the lock with the last one, without blocking.
-	 * @return completes on the Redis client's thread or the caller's; exceptionally with
-	 * a {@link LockLostException}, or a {@link LockAccessException} when Redis failed
+	 * Release one handle of the hold, and the lock with the last one, without blocking:
+	 * fails with {@link LockLostException} or, when Redis failed,
+	 * {@link LockAccessException}.
 	 */
 	CompletionStage<Void> releaseAsync(LockHold hold) {
 		// Counted from before the hold reads as released until its release ends, so
@@ -231,10 +227,7 @@ final class LockReleaser {
 		observeRelease(hold, ReleaseOutcome.RELEASED, null);
 	}
 
-	/**
-	 * Release, without waiting, a hold nobody will use (granted to an acquisition that
-	 * ended); a failure is logged and leaves the lock to a background release.
-	 */
+	/** Release, without waiting, a hold granted to an acquisition that ended. */
 	void releaseQuietly(LockHold hold) {
 		releaseAsync(hold).exceptionally((ex) -> {
 			logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile "

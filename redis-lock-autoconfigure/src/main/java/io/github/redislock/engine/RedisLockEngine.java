@@ -96,8 +96,7 @@ public final class RedisLockEngine implements LockEngine {
 	}
 
 	/**
-	 * Reject a replication timeout the client's command timeout would cut short: the
-	 * {@code WAIT} would fail as a Redis error rather than report too few replicas.
+	 * A command timeout shorter than {@code WAIT}'s would fail it, not count replicas.
 	 */
 	private static void checkReplicationTimeout(RedisConnectionFactory connectionFactory, LockOptions options) {
 		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
@@ -131,8 +130,8 @@ public final class RedisLockEngine implements LockEngine {
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * The first attempt is sent from the calling thread without waiting for its answer;
-	 * the future completes on the engine's background executor ({@link EngineThreads}).
+	 * The first attempt is sent without waiting; the future completes on the
+	 * {@link EngineThreads}, and a wait costs no thread.
 	 */
 	@Override
 	public CompletableFuture<@Nullable LockHandle> acquireAsync(LockRequest request, Duration wait) {
