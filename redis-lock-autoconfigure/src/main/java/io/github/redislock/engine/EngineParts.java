@@ -71,13 +71,12 @@ final class EngineParts implements LockDiagnostics {
 		this.observer = observer;
 		this.shutdown = shutdown;
 		LockWatchdog.warnIfRenewalRoomIsShort(options.watchdogLease(), options.renewInterval());
-		LockKeys keys = new LockKeys(options.keyPrefix());
-		this.keys = keys;
-		this.locks = new LocalLocks(keys);
+		this.keys = new LockKeys(options.keyPrefix());
+		this.locks = new LocalLocks(this.keys);
 		this.threads = new EngineThreads(executor);
 		ReleaseMessaging messaging = new ReleaseMessaging(connectionFactory);
-		this.scripts = new LockScripts(connectionFactory, keys, messaging);
-		String controlChannel = keys.controlChannel();
+		this.scripts = new LockScripts(connectionFactory, this.keys, messaging);
+		String controlChannel = this.keys.controlChannel();
 		this.subscriptions = new ReleaseSubscriptions(
 				(listener) -> messaging.subscriber(controlChannel, listener, this.threads), SUBSCRIPTION_LINGER_MILLIS,
 				this.tokens.instanceId(), this.locks);

@@ -102,7 +102,10 @@ final class LockReleaser {
 		return this.watchdog.answerDeadlineNanos();
 	}
 
-	/** A release unanswered by the deadline is not sent again: its late answer counts. */
+	/**
+	 * A release unanswered by the deadline is not sent again: its answer, whenever it
+	 * comes, wakes the waiters and is reported as usual.
+	 */
 	LockAccessException unanswered(LockHold hold) {
 		return new LockAccessException(hold.key(), "release",
 				new RedisCommandTimeoutException("Redis did not answer the release within "
@@ -116,9 +119,8 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Release one handle of the hold, and the lock with the last one, without blocking:
-	 * fails with {@link LockLostException} or, when Redis failed,
-	 * {@link LockAccessException}.
+	 * Release one handle, and the lock with the last, without blocking; fails with
+	 * {@link LockLostException}, or {@link LockAccessException} when Redis failed.
 	 */
 	CompletionStage<Void> releaseAsync(LockHold hold) {
 		// Counted from before the hold reads as released until its release ends, so
@@ -158,9 +160,7 @@ final class LockReleaser {
 			.thenCompose((passed) -> passed ? confirmPassed(hold, releasedAt) : releaseInRedis(hold, channel));
 	}
 
-	/**
-	 * A holder that passed its lock on is told once a later check found the grant held.
-	 */
+	/** A holder that passed its lock is told once a later check found the grant held. */
 	private CompletionStage<Void> confirmPassed(LockHold hold, long releasedAt) {
 		LockLease lease = hold.lease();
 		return this.handOver.held(lease, releasedAt).handle((held, ex) -> {
@@ -205,8 +205,7 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Wake a waiter of this JVM, and throw {@link LockLostException} for a lock found
-	 * gone.
+	 * Wake a waiter of this JVM; throw {@link LockLostException} for a lock found gone.
 	 */
 	private void released(LockHold hold, LockLease lease, String channel, long outcome) {
 		// This JVM's own release message wakes no waiter here of a kind that yields, nor
