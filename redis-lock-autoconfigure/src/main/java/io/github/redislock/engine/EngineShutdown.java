@@ -32,10 +32,10 @@ import io.github.redislock.engine.ScriptBatches.PreparedCall;
  * fair queue entry, a writer intent). It waits, up to the grace time, until no hold, no
  * release under way (counted until its script answered, so the connection is never closed
  * under it) and no waiter is left. Then it revokes what is still held: each holder finds
- * its lock lost, and the releases are sent in one batch, awaited together by the engine's
- * deadline; only a release Redis refused is sent again, on its own. An acquisition that
- * passed the flag just before it was raised counts like any other hold. The waits poll: a
- * shutdown is rare, and polling needs no signal from the release path.
+ * its lock lost, and the releases are sent in batches, each awaited together by the
+ * engine's deadline; only a release Redis refused is sent again, on its own. An
+ * acquisition that passed the flag just before it was raised counts like any other hold.
+ * The waits poll: a shutdown is rare, and polling needs no signal from the release path.
  *
  * @author redis-lock
  */
