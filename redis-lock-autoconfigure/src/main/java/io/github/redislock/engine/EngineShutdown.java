@@ -2,10 +2,7 @@ package io.github.redislock.engine;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,32 +11,31 @@ import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.log.LogMessage;
 
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockObserver;
 import io.github.redislock.LockShutdownException;
+import io.github.redislock.engine.ScriptBatches.AwaitedAnswers;
+import io.github.redislock.engine.ScriptCommands.PreparedCall;
 
 /**
- * Whether the engine shuts down, which the acquire path and the waiting threads check,
- * and the waits of the shutdown itself.
+ * Whether the engine shuts down, which acquisitions and waiters check, and the shutdown.
  *
  * <h2>Design notes</h2>
  *
- * The shutdown runs once, in three steps. It first raises the flag and wakes every
- * waiter: from then on an acquisition fails before its first command, and a waiter checks
- * the flag each time it wakes, before it tries again, so it leaves with the
- * {@link LockShutdownException}, and in leaving withdraws its place in line (a fair queue
- * entry, a writer intent). Then it waits, for up to the grace time, until no hold, no
- * release under way and no waiter is left: holders that finish release as usual. A
- * release counts from before its hold leaves the engine's holds until its script
- * answered, so the connection is never closed under it. Last it releases what is still
- * held, all at once, and the engine closes its connections.
- *
- * <p>
- * An acquisition that passed the check just before the flag was raised may still be
- * granted: its hold counts like any other, so it is waited for and, if need be, released.
- * The waits poll: a shutdown is rare, and a poll a few milliseconds apart needs no signal
- * from the release path, which stays as it is.
+ * The shutdown runs once, in three phases. It raises the flag and wakes every waiter:
+ * from then on an acquisition fails before its first command, and a waiter leaves at its
+ * next wake-up with the {@link LockShutdownException}, withdrawing its place in line (a
+ * fair queue entry, a writer intent). It waits, up to the grace time, until no hold, no
+ * release under way (counted until its script answered, so the connection is never closed
+ * under it) and no waiter is left. Then it revokes what is still held: each holder finds
+ * its lock lost, and the releases are sent in batches, each awaited together by the
+ * engine's deadline; only a release Redis refused is sent again, on its own. An
+ * acquisition that passed the flag just before it was raised counts like any other hold.
+ * The waits poll: a shutdown is rare, and polling needs no signal from the release path.
  *
  * @author redis-lock
  */
@@ -48,17 +44,16 @@ final class EngineShutdown {
 	/** The engine's: applications configure its warnings under its name. */
 	private static final Log logger = LogFactory.getLog(RedisLockEngine.class);
 
-	/**
-	 * How long a shutdown waits, after releasing what was still held, for waiters that
-	 * are in a Redis command to leave and for releases under way to end.
-	 */
+	/** How long waiters still in a Redis command get to leave at the end. */
 	private static final Duration WAITERS_LEAVE = Duration.ofMillis(500);
 
 	/** How many keys the shutdown's warning names at most. */
 	private static final int KEYS_NAMED = 50;
 
-	/** How often the shutdown looks whether holders and waiters are gone. */
 	private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+	/** Releases sent at once: Redis answers them well within a command timeout. */
+	private static final int RELEASE_BATCH = 1000;
 
 	private final AtomicBoolean started = new AtomicBoolean();
 
@@ -67,10 +62,9 @@ final class EngineShutdown {
 	private volatile boolean shuttingDown;
 
 	/**
-	 * Start the shutdown: from now on acquisitions and waiters fail. A call that finds it
-	 * started waits until it is done: the application context may close the engine while
-	 * its lifecycle shuts it down, and must not close the connections under it.
-	 * @return false when it was started before, and is now done
+	 * Start the shutdown, or return false once the one started is done: the context may
+	 * close the engine while its lifecycle shuts it down, and must not close the
+	 * connections under it.
 	 */
 	boolean begin() {
 		if (!this.started.compareAndSet(false, true)) {
@@ -86,99 +80,141 @@ final class EngineShutdown {
 		return true;
 	}
 
-	/** Mark the shutdown done, releasing the callers waiting for it. */
 	void done() {
 		this.done.countDown();
 	}
 
-	/**
-	 * Run the shutdown once {@link #begin() begun}: wake the waiters, wait up to the
-	 * grace for holders to finish, release what is still held, and wait a little for
-	 * waiters and releases still in a Redis command.
-	 */
+	/** Run the shutdown once {@link #begin() begun}. */
 	void run(Duration grace, Parts engine) {
 		engine.subscriptions().wakeAll();
 		await(() -> !anyHeld(engine.locks()) && engine.releaser().releasesInFlight() == 0
 				&& engine.subscriptions().waiterCount() == 0 && engine.attempts().inFlight() == 0, grace);
-		releaseRemaining(grace, engine.locks(), engine.revocations());
+		releaseRemaining(grace, engine);
 		// Attempts sent before the shutdown began may still bring a grant, which must be
 		// released too: they are waited for by the engine's deadline for an answer.
-		boolean answered = await(() -> engine.attempts().inFlight() == 0, engine.answerTimeout());
-		releaseRemaining(grace, engine.locks(), engine.revocations());
+		Duration answerTimeout = Duration.ofNanos(engine.watchdog().answerDeadlineNanos());
+		boolean answered = await(() -> engine.attempts().inFlight() == 0, answerTimeout);
+		releaseRemaining(grace, engine);
 		if (!answered) {
 			logger.warn(LogMessage.format(
 					"redis-lock shut down while %s lock acquisition(s) had no answer from Redis "
 							+ "after %s: a lock Redis granted them is left to expire with its lease",
-					engine.attempts().inFlight(), engine.answerTimeout()));
+					engine.attempts().inFlight(), answerTimeout));
 		}
-		// Waiters still in a Redis command leave once it answers, and releases under way
-		// end: both need the connection.
 		await(() -> engine.subscriptions().waiterCount() == 0 && engine.releaser().releasesInFlight() == 0,
 				WAITERS_LEAVE);
 	}
 
-	/**
-	 * The parts of the engine a shutdown waits for and acts on.
-	 *
-	 * @param answerTimeout how long the engine waits for an answer from Redis
-	 * ({@link LockWatchdog#answerDeadlineNanos()})
-	 */
+	/** The parts of the engine a shutdown waits for and acts on. */
 	record Parts(LocalLocks locks, ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
-			Revocations revocations, Duration answerTimeout) {
+			LockScripts scripts, LockWatchdog watchdog, @Nullable LockObserver observer) {
 	}
 
-	/**
-	 * Whether a hold is still held: one whose lock was found lost protects nothing, so
-	 * the shutdown does not wait for its holder to notice.
-	 */
+	/** A hold found lost protects nothing: the shutdown does not wait for its holder. */
 	private static boolean anyHeld(LocalLocks locks) {
-		for (LockHold hold : locks.holds()) {
-			if (hold.isHeld() && !hold.isReleased()) {
-				return true;
-			}
-		}
-		return false;
+		return locks.holds().stream().anyMatch((hold) -> hold.isHeld() && !hold.isReleased());
 	}
 
 	/**
-	 * Release every hold left, and name those still held in a warning. A hold found lost
-	 * is released too, quietly: its lease may yet be alive in Redis when only this JVM's
-	 * estimate of it passed.
+	 * Revoke every hold left, naming those still held in a warning; one found lost is
+	 * released too, as only this JVM's estimate of its lease may have passed.
 	 */
-	private static void releaseRemaining(Duration grace, LocalLocks locks, Revocations revocations) {
-		List<LockHold> remaining = List.copyOf(locks.holds());
-		Set<LockHold> held = Collections.newSetFromMap(new IdentityHashMap<>());
-		for (LockHold hold : remaining) {
-			if (hold.isHeld() && !hold.isReleased()) {
-				held.add(hold);
-			}
-		}
-		List<String> released = new ArrayList<>();
-		for (LockHold hold : revocations.revokeAll(remaining)) {
-			if (held.contains(hold)) {
-				released.add(hold.key());
-			}
-		}
-		if (!released.isEmpty()) {
+	private static void releaseRemaining(Duration grace, Parts engine) {
+		List<String> held = revokeAll(engine, engine.locks().holds());
+		if (!held.isEmpty()) {
 			logger.warn(LogMessage.format("redis-lock shut down while %s lock(s) were still held after a grace of %s: "
 					+ "released them in Redis, so that other instances get them now, and their holders find them lost: "
 					+ "%s. Let the work under locks finish within spring.lifecycle.timeout-per-shutdown-phase, or stop "
-					+ "it sooner", released.size(), grace, named(released)));
+					+ "it sooner", held.size(), grace, named(held)));
+		}
+	}
+
+	/**
+	 * Revoke the holds and release them; return the keys of those still held until then.
+	 */
+	private static List<String> revokeAll(Parts engine, List<LockHold> holds) {
+		List<String> held = new ArrayList<>();
+		List<LockHold> revoked = new ArrayList<>();
+		List<PreparedCall<Long>> calls = new ArrayList<>();
+		for (LockHold hold : holds) {
+			LockLease lease = hold.lease();
+			boolean wasHeld = hold.isHeld() && !hold.isReleased();
+			if (!lease.revoke()) {
+				continue;
+			}
+			engine.locks().released(hold);
+			engine.watchdog().unwatch(lease);
+			if (engine.observer() != null && !hold.isReleased()) {
+				// A vacant hold has no holder to tell.
+				engine.observer().lost(hold.key(), hold.fencingToken(), hold.observerContext());
+			}
+			if (wasHeld) {
+				held.add(hold.key());
+			}
+			revoked.add(hold);
+			calls.add(lease.kind()
+				.releaseCall(engine.scripts(), hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken())
+				.prepared());
+		}
+		for (int first = 0; first < calls.size(); first += RELEASE_BATCH) {
+			int end = Math.min(first + RELEASE_BATCH, calls.size());
+			AwaitedAnswers answers = new AwaitedAnswers(end - first);
+			boolean sent = false;
+			try {
+				engine.scripts().executeAllAsync(calls.subList(first, end), answers.list());
+				sent = true;
+				answers.await(TimeUnit.NANOSECONDS.toMillis(engine.watchdog().answerDeadlineNanos()));
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not send the releases of the locks still held together; sending them one by one",
+						ex);
+			}
+			for (int i = first; i < end; i++) {
+				if (!sent || answers.failed(i - first)) {
+					releaseAgain(engine.scripts(), revoked.get(i));
+				}
+				else if (!answers.succeeded(i - first)) {
+					// Still queued in the client, which sends it again after a reconnect:
+					// one sent now would wait behind it.
+					logger.warn(LogMessage.format(
+							"Redis did not answer the release of lock '%s' as the engine shut "
+									+ "down; it may still run, and the lock expires with its lease at the latest",
+							revoked.get(i).key()));
+				}
+			}
+		}
+		return held;
+	}
+
+	/** Release a revoked hold on its own, again while its cluster slot is migrated. */
+	private static void releaseAgain(LockScripts scripts, LockHold hold) {
+		LockLease lease = hold.lease();
+		try {
+			SlotMigration.retry(() -> lease.kind()
+				.release(scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken()));
+		}
+		catch (RuntimeException ex) {
+			logger.warn(LogMessage.format(
+					"Could not release lock '%s' as the engine shut down; it expires with its lease", hold.key()), ex);
 		}
 	}
 
 	/** The keys for a log line: the first of them when there are many. */
 	private static String named(List<String> keys) {
-		if (keys.size() <= KEYS_NAMED) {
-			return String.join(", ", keys);
-		}
-		return String.join(", ", keys.subList(0, KEYS_NAMED)) + " and " + (keys.size() - KEYS_NAMED) + " more";
+		String more = (keys.size() > KEYS_NAMED) ? " and " + (keys.size() - KEYS_NAMED) + " more" : "";
+		return String.join(", ", keys.subList(0, Math.min(KEYS_NAMED, keys.size()))) + more;
 	}
 
-	/**
-	 * Refuse an acquisition of the given lock when the engine shuts down.
-	 * @throws LockShutdownException when it does
-	 */
+	/** What the holder of a revoked hold is told at its release. */
+	static LockLostException lostException(LockHold hold) {
+		return new LockLostException(hold.key(), hold.fencingToken(), "Lock '" + hold.key() + "' (fencing token "
+				+ hold.fencingToken() + ") was released while held, because the application shut down and its holder "
+				+ "did not finish within the grace time, so the work done under it may have overlapped with another "
+				+ "owner; finish or stop the work within spring.lifecycle.timeout-per-shutdown-phase (or the grace "
+				+ "given to LockTemplate.shutdown)", !hold.lease().claimLossReport());
+	}
+
+	/** Throw {@link LockShutdownException} when the engine shuts down. */
 	void check(String key) {
 		if (this.shuttingDown) {
 			throw new LockShutdownException(key);
@@ -186,10 +222,8 @@ final class EngineShutdown {
 	}
 
 	/**
-	 * Refuse an acquisition that failed while the engine shuts down, for example because
-	 * the shutdown closed the connection it was using: its caller gets the answer every
-	 * waiter gets, with the failure attached, rather than a Redis failure.
-	 * @throws LockShutdownException when the engine shuts down
+	 * Turn a failure while the engine shuts down (its connection may be closed) into the
+	 * {@link LockShutdownException} every waiter gets, the failure attached.
 	 */
 	void checkAfterFailure(String key, RuntimeException failure) {
 		if (this.shuttingDown) {
@@ -199,10 +233,7 @@ final class EngineShutdown {
 		}
 	}
 
-	/**
-	 * Wait until the condition holds or the time is up.
-	 * @return whether the condition held
-	 */
+	/** Wait until the condition holds or the time is up; return whether it held. */
 	static boolean await(BooleanSupplier condition, Duration time) {
 		long deadline = System.nanoTime() + LockLease.nanos(time);
 		while (!condition.getAsBoolean()) {

@@ -4,7 +4,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -13,40 +12,26 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where the engine's work runs, but for the watchdog's renewals: one timer thread,
- * {@code redis-lock-timer}, that only hands work on when it is due, and one executor for
- * the work itself: the pending acquisitions' rounds and the completion of their futures,
- * background releases, hand-over checks, the periodic sweep of idle subscriptions,
- * opening connections for callers that must not wait for them.
+ * Where the engine's work runs, but for the watchdog's renewals: a timer thread,
+ * {@code redis-lock-timer}, that only hands work on when due, and an executor for the
+ * work (pending acquisitions' rounds and futures, background releases, hand-over checks,
+ * the sweep of idle subscriptions, opening connections for callers that must not wait).
  *
  * <h2>Design notes</h2>
  *
- * The executor is the application's when it gives one (a Spring application with
- * {@code spring.threads.virtual.enabled=true} gives virtual threads); otherwise a pool of
- * daemon threads of the engine's own, {@code redis-lock-housekeeping-N}, up to eight or
- * twice the processors, started when first needed and ended after {@value #IDLE_SECONDS}
- * seconds without work. Some of this work waits for Redis (a background release waits up
- * to the command timeout), so none of it runs on the Redis client's threads, which must
- * stay free to deliver answers, nor on the watchdog's, where it would hold up renewals;
- * the pool is large enough that a few releases stuck on a stalled cluster shard leave
- * rounds and sweeps going. A round never waits for Redis: whatever a caller chained to
- * its future runs here too, and a caller that does long work after a grant moves it to
- * threads of its own.
- *
- * <p>
- * Both are {@link ScheduledThreadPoolExecutor}s, whose queue guards each hand-over, and
- * each removal of a cancelled timer, with a lock held for one heap operation: a reactive
- * caller that arms a timer or calls for a round never waits for I/O. A cancelled timer
- * leaves the queue at once: every round of a woken waiter cancels the timer of its last
- * sleep, often minutes before its time, and kept until then they would hold millions of
- * finished acquisitions under a steady rate of reactive calls.
- *
- * <p>
- * Once closed (the engine shut down, which ended every pending acquisition first), work
- * already handed over still runs, deadlines and retries are dropped, and a wake-up or
- * work handed over later runs on the calling thread, where it fails at once on the closed
- * connections rather than leave a future pending for ever. Work that the application's
- * executor refuses runs on the engine's own pool.
+ * The executor is the application's when it gives one (virtual threads with
+ * {@code spring.threads.virtual.enabled=true}), else daemon threads of the engine's own,
+ * {@code redis-lock-housekeeping-N}, up to eight or twice the processors; work the
+ * application's executor refuses runs there. Some work waits for Redis, so none runs on
+ * the Redis client's threads, which must stay free to deliver answers, nor on the
+ * watchdog's; the pool is large enough that releases stuck on a stalled shard leave
+ * rounds and sweeps going. A round never waits for Redis, but what a caller chains to its
+ * future runs here too. Both are {@link ScheduledThreadPoolExecutor}s, so a reactive
+ * caller that hands work on waits for one heap operation, never for I/O; a cancelled
+ * timer leaves the queue at once, or a woken waiter's timers would pile up by the million
+ * ({@code PendingTimersTests}). Once closed, work handed over still runs, deadlines and
+ * retries are dropped, and later work runs on the calling thread, failing at once on the
+ * closed connections rather than leave a future pending.
  *
  * @author redis-lock
  */
@@ -67,31 +52,25 @@ final class EngineThreads implements Executor, AutoCloseable {
 
 	private final Executor executor;
 
-	/**
-	 * Create the timer and the executor; no thread starts before the first task.
-	 * @param executor the application's executor for the work, or {@code null} for a pool
-	 * of the engine's own
-	 */
+	/** No thread starts before the first task; {@code null} means the own pool. */
 	EngineThreads(@Nullable Executor executor) {
-		this.timer = pool(1, (task) -> daemon(task, "redis-lock-timer"));
-		AtomicInteger count = new AtomicInteger();
-		this.own = pool(THREADS, (task) -> daemon(task, "redis-lock-housekeeping-" + count.incrementAndGet()));
+		this.timer = pool(1, "redis-lock-timer");
+		this.own = pool(THREADS, "redis-lock-housekeeping-");
 		this.executor = (executor != null) ? executor : this.own;
 	}
 
-	private static ScheduledThreadPoolExecutor pool(int threads, ThreadFactory factory) {
-		ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(threads, factory);
+	private static ScheduledThreadPoolExecutor pool(int threads, String name) {
+		AtomicInteger count = new AtomicInteger();
+		ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(threads, (task) -> {
+			Thread thread = new Thread(task, (threads > 1) ? name + count.incrementAndGet() : name);
+			thread.setDaemon(true);
+			return thread;
+		});
 		pool.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
 		pool.allowCoreThreadTimeOut(true);
 		pool.setRemoveOnCancelPolicy(true);
 		pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 		return pool;
-	}
-
-	private static Thread daemon(Runnable task, String name) {
-		Thread thread = new Thread(task, name);
-		thread.setDaemon(true);
-		return thread;
 	}
 
 	/** Run a task soon, never on the calling thread while open; it may wait for Redis. */
@@ -111,10 +90,7 @@ final class EngineThreads implements Executor, AutoCloseable {
 		}
 	}
 
-	/**
-	 * Run a task that completes a caller's future: at once when called from a task of
-	 * these, else on the executor soon.
-	 */
+	/** Run a task that completes a caller's future: at once when on these threads. */
 	void complete(Runnable task) {
 		if (inTask.get() != null) {
 			run(task);
@@ -124,26 +100,16 @@ final class EngineThreads implements Executor, AutoCloseable {
 		}
 	}
 
-	/**
-	 * Run a task on the executor after the given delay, unless cancelled first: for a
-	 * pending acquisition's wake-up, which runs at once once closed.
-	 * @return the timer to cancel, or {@code null} when closed, after the task ran
-	 */
+	/** Run a wake-up after the delay; return its timer, or run it now once closed. */
 	@Nullable ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-		try {
-			return this.timer.schedule(() -> execute(task), delay, unit);
-		}
-		catch (RejectedExecutionException ex) {
+		ScheduledFuture<?> timer = later(task, unit.toNanos(delay));
+		if (timer == null) {
 			run(task);
-			return null;
 		}
+		return timer;
 	}
 
-	/**
-	 * Run a task on the executor after the given delay, unless cancelled first: for a
-	 * deadline or a retry, which is dropped once closed.
-	 * @return the timer to cancel, or {@code null} when closed
-	 */
+	/** Run a deadline or a retry after the delay; return its timer, none once closed. */
 	@Nullable ScheduledFuture<?> later(Runnable task, long delayNanos) {
 		try {
 			return this.timer.schedule(() -> execute(task), delayNanos, TimeUnit.NANOSECONDS);
@@ -153,10 +119,7 @@ final class EngineThreads implements Executor, AutoCloseable {
 		}
 	}
 
-	/**
-	 * Run a task on the executor again and again, each run the given delay after the end
-	 * of the last, until closed.
-	 */
+	/** Run a task again and again, the delay after each run, until closed. */
 	void repeat(Runnable task, long delayNanos) {
 		later(() -> {
 			try {

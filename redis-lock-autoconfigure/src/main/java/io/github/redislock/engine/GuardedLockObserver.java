@@ -1,6 +1,7 @@
 package io.github.redislock.engine;
 
 import java.util.concurrent.CancellationException;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -17,11 +18,6 @@ import io.github.redislock.engine.LockWatchdog.LeaseEvents;
  * metric must not leave a lock acquired but never returned, nor stop the watchdog, whose
  * scheduled task would end at its first exception.
  *
- * <p>
- * It also tells an observer, in the observer's terms, what the engine finds: how an
- * acquisition ended ({@link #reportAcquireEnded}), and what the watchdog finds about
- * leases ({@link Leases}).
- *
  * @author redis-lock
  */
 final class GuardedLockObserver implements LockObserver {
@@ -36,92 +32,64 @@ final class GuardedLockObserver implements LockObserver {
 
 	@Override
 	public @Nullable Object acquireStarted(String key, @Nullable String name) {
-		try {
-			return this.delegate.acquireStarted(key, name);
-		}
-		catch (RuntimeException ex) {
-			failed("acquireStarted", key, ex);
-			return null;
-		}
+		return guard("acquireStarted", key, () -> this.delegate.acquireStarted(key, name));
 	}
 
 	@Override
 	public void acquireEnded(String key, @Nullable Object context, AcquireOutcome outcome, long waitNanos,
 			@Nullable Throwable failure) {
-		try {
-			this.delegate.acquireEnded(key, context, outcome, waitNanos, failure);
-		}
-		catch (RuntimeException ex) {
-			failed("acquireEnded", key, ex);
-		}
+		guard("acquireEnded", key, () -> this.delegate.acquireEnded(key, context, outcome, waitNanos, failure));
 	}
 
 	@Override
 	public @Nullable Object held(String key, @Nullable String name, long fencingToken,
 			@Nullable Object acquireContext) {
-		try {
-			return this.delegate.held(key, name, fencingToken, acquireContext);
-		}
-		catch (RuntimeException ex) {
-			failed("held", key, ex);
-			return null;
-		}
+		return guard("held", key, () -> this.delegate.held(key, name, fencingToken, acquireContext));
 	}
 
 	@Override
 	public void released(String key, @Nullable Object holdContext, ReleaseOutcome outcome,
 			@Nullable Throwable failure) {
-		try {
-			this.delegate.released(key, holdContext, outcome, failure);
-		}
-		catch (RuntimeException ex) {
-			failed("released", key, ex);
-		}
+		guard("released", key, () -> this.delegate.released(key, holdContext, outcome, failure));
 	}
 
 	@Override
 	public void renewed(String key, @Nullable Object holdContext) {
-		try {
-			this.delegate.renewed(key, holdContext);
-		}
-		catch (RuntimeException ex) {
-			failed("renewed", key, ex);
-		}
+		guard("renewed", key, () -> this.delegate.renewed(key, holdContext));
 	}
 
 	@Override
 	public void renewalFailed(String key, @Nullable Object holdContext, Throwable failure) {
-		try {
-			this.delegate.renewalFailed(key, holdContext, failure);
-		}
-		catch (RuntimeException ex) {
-			failed("renewalFailed", key, ex);
-		}
+		guard("renewalFailed", key, () -> this.delegate.renewalFailed(key, holdContext, failure));
 	}
 
 	@Override
 	public void lost(String key, long fencingToken, @Nullable Object holdContext) {
-		try {
-			this.delegate.lost(key, fencingToken, holdContext);
-		}
-		catch (RuntimeException ex) {
-			failed("lost", key, ex);
-		}
+		guard("lost", key, () -> this.delegate.lost(key, fencingToken, holdContext));
 	}
 
-	private void failed(String method, String key, RuntimeException ex) {
-		logger.warn(LogMessage.format("Lock observer %s failed in %s for lock '%s'; the lock operation goes on",
-				this.delegate, method, key), ex);
+	private void guard(String method, String key, Runnable call) {
+		guard(method, key, () -> {
+			call.run();
+			return null;
+		});
+	}
+
+	private @Nullable Object guard(String method, String key, Supplier<@Nullable Object> call) {
+		try {
+			return call.get();
+		}
+		catch (RuntimeException ex) {
+			logger.warn(LogMessage.format("Lock observer %s failed in %s for lock '%s'; the lock operation goes on",
+					this.delegate, method, key), ex);
+			return null;
+		}
 	}
 
 	/**
-	 * Tell the observer how an acquisition ended, the same for a thread's acquisition and
-	 * a pending one: how it ended and how long it waited, and for a grant, the hold.
-	 * @param context what the observer returned when the acquisition started
-	 * @param startedAt when the acquisition started ({@link System#nanoTime()})
-	 * @param hold the hold granted, or {@code null}
-	 * @param failure why the acquisition failed, or {@code null}; an interrupted or
-	 * cancelled acquisition gave up as {@link AcquireOutcome#INTERRUPTED}
+	 * Tell the observer how a thread's or a pending acquisition ended (an interrupted or
+	 * cancelled one as {@link AcquireOutcome#INTERRUPTED}) and, for a grant, that the
+	 * hold began; {@code startedAt} is a {@link System#nanoTime()}.
 	 */
 	static void reportAcquireEnded(LockObserver observer, String key, @Nullable String name, @Nullable Object context,
 			long startedAt, @Nullable LockHold hold, @Nullable Throwable failure) {
@@ -141,10 +109,7 @@ final class GuardedLockObserver implements LockObserver {
 		}
 	}
 
-	/**
-	 * Reports what the watchdog finds about leases to the engine's observer, with the
-	 * observer's context of each lease's hold, and none once its holder released it.
-	 */
+	/** Reports what the watchdog finds, with the context of a lease's unreleased hold. */
 	static final class Leases implements LeaseEvents {
 
 		private final LockObserver observer;
@@ -174,8 +139,7 @@ final class GuardedLockObserver implements LockObserver {
 					contextOf(hold));
 		}
 
-		/** The lease's hold, or {@code null} once released, its holder's report ended. */
-		private @Nullable LockHold holdOf(LockLease lease) {
+		private static @Nullable LockHold holdOf(LockLease lease) {
 			LockHold hold = lease.hold();
 			return (hold != null && !hold.isReleased()) ? hold : null;
 		}

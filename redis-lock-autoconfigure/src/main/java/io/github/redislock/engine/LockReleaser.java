@@ -21,18 +21,11 @@ import io.github.redislock.LockObserver.ReleaseOutcome;
 import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
- * The release path: a handle closed, the hold's count goes down, and the last handle
- * releases the lock: to the first waiter of this JVM when the grant may pass
- * ({@link HandOver}), or else in Redis.
- *
- * <p>
- * Ordering: the hold leaves {@link LocalLocks} and the watchdog before the release script
- * runs, so that a renewal answered meanwhile, which finds the key gone, is not taken for
- * a loss. A release whose answer is lost is given back in the background
- * ({@link BackgroundReleases}) for the rest of the lease. A release refused during a
- * cluster slot migration is sent again ({@link SlotMigration}). For a kind that
- * {@linkplain LockKind#yields() yields}, the releasing thread then wakes a local waiter
- * itself, at once or when the yield to other JVMs ends.
+ * The release path: the last handle of a hold releases the lock, to the first waiter of
+ * this JVM when it takes a passed grant ({@link HandOver}), or else in Redis. The hold
+ * leaves {@link LocalLocks} and the watchdog before the script runs, so that a renewal
+ * answered meanwhile, finding the key gone, is not taken for a loss. A release that
+ * failed goes on in the background ({@link BackgroundReleases}).
  *
  * @author redis-lock
  */
@@ -71,15 +64,8 @@ final class LockReleaser {
 	}
 
 	/**
-	 * Count one handle of the hold less, and release the lock with the last one: the
-	 * asynchronous release, waited for, even on an interrupted thread (whose interrupt
-	 * status is kept), since the interrupt that often ends the work done under a lock
-	 * must not leave the lock held. The wait ends at the engine's own deadline
-	 * ({@link LockWatchdog#answerDeadlineNanos()}), well before the client's command
-	 * timeout with the defaults.
-	 * @throws LockLostException when the lock was found lost
-	 * @throws LockAccessException when Redis failed, the release then going on in the
-	 * background, or did not answer by the deadline
+	 * Wait for {@link #releaseAsync} up to the engine's deadline, even when interrupted
+	 * (the status kept): the interrupt that often ends work must not leave a lock held.
 	 */
 	void release(LockHold hold) {
 		CompletableFuture<Void> released = releaseAsync(hold).toCompletableFuture();
@@ -113,15 +99,13 @@ final class LockReleaser {
 		}
 	}
 
-	/** How long a caller waits for its release to be answered. */
 	long answerDeadlineNanos() {
 		return this.watchdog.answerDeadlineNanos();
 	}
 
 	/**
-	 * What the caller of a release unanswered by the engine's deadline is told. The
-	 * release is not sent again: the client still holds it, and its answer, whenever it
-	 * comes, wakes the waiters and is reported to the observer as usual.
+	 * A release unanswered by the deadline is not sent again: its answer, whenever it
+	 * comes, wakes the waiters and is reported as usual.
 	 */
 	LockAccessException unanswered(LockHold hold) {
 		return new LockAccessException(hold.key(), "release",
@@ -130,26 +114,14 @@ final class LockReleaser {
 						+ " ms; it may still run, and the lock expires with its lease at the latest"));
 	}
 
-	/**
-	 * Number of releases under way, from before the hold reads as released until Redis
-	 * answered, or the lock passed on and was confirmed: a shutdown must wait for them
-	 * and not close the connection under them.
-	 */
+	/** Releases under way: a shutdown waits for them before it closes the connection. */
 	int releasesInFlight() {
 		return this.releasing.get();
 	}
 
 	/**
-	 * Count one handle of the hold less, and release the lock with the last one, without
-	 * blocking the calling thread: to the first waiter of this JVM when the grant may
-	 * pass ({@link HandOver}), told once a check after the release began found the grant
-	 * held; or else in Redis, the script sent without waiting (opening the connection, if
-	 * it is not open, on the engine's threads), and sent again from the engine's timer
-	 * when refused during a slot migration.
-	 * @return completes when released, on the Redis client's thread or the caller's;
-	 * exceptionally with a {@link LockLostException} when the lock was found lost, or a
-	 * {@link LockAccessException} when Redis failed (the release then goes on in the
-	 * background)
+	 * Release one handle, and the lock with the last, without blocking; fails with
+	 * {@link LockLostException}, or {@link LockAccessException} when Redis failed.
 	 */
 	CompletionStage<Void> releaseAsync(LockHold hold) {
 		// Counted from before the hold reads as released until its release ends, so
@@ -174,27 +146,27 @@ final class LockReleaser {
 		}
 		LockLease lease = hold.lease();
 		if (lease.isRevoked()) {
-			LockLostException lost = Revocations.lostException(hold);
-			observeRelease(hold, ReleaseOutcome.LOST, lost);
-			throw lost;
+			throw reportLost(hold, EngineShutdown.lostException(hold));
 		}
 		String channel = this.locks.channel(lease.kind(), hold.key());
+		LocalLock lock = this.locks.find(channel);
+		if (lease.check() == null || lock == null || !lock.firstTakesHandOver()) {
+			// No waiter here takes a passed grant, as HandOver would find too; one that
+			// queues just after is woken when this release is answered, or asks Redis
+			// as first in line.
+			return releaseInRedis(hold, channel);
+		}
 		long releasedAt = System.nanoTime();
 		return this.handOver.pass(hold, channel, releasedAt)
 			.thenCompose((passed) -> passed ? confirmPassed(hold, releasedAt) : releaseInRedis(hold, channel));
 	}
 
-	/**
-	 * A holder that passed its lock on is told only once a check sent after its release
-	 * began found the grant held; otherwise its work may have overlapped another owner's.
-	 */
+	/** A holder that passed its lock is told once a later check found the grant held. */
 	private CompletionStage<Void> confirmPassed(LockHold hold, long releasedAt) {
 		LockLease lease = hold.lease();
 		return this.handOver.held(lease, releasedAt).handle((held, ex) -> {
 			if (ex != null || !held || lease.isLost()) {
-				LockLostException lost = hold.lostException();
-				observeRelease(hold, ReleaseOutcome.LOST, lost);
-				throw lost;
+				throw reportLost(hold, hold.lostException());
 			}
 			observeRelease(hold, ReleaseOutcome.RELEASED, null);
 			return null;
@@ -203,7 +175,8 @@ final class LockReleaser {
 
 	private CompletionStage<Void> releaseInRedis(LockHold hold, String channel) {
 		LockLease lease = hold.lease();
-		leaveForRelease(hold, lease);
+		this.locks.released(hold);
+		this.watchdog.unwatch(lease);
 		ScriptCall<Long> call = lease.kind()
 			.releaseCall(this.scripts, hold.key(), lease.owner(), lease.fencingToken(), hold.fencingToken());
 		CompletableFuture<Void> done = new CompletableFuture<>();
@@ -223,20 +196,7 @@ final class LockReleaser {
 		return done;
 	}
 
-	/**
-	 * Take the last hold of a lease out of the engine's holds and the watchdog before its
-	 * release script runs.
-	 */
-	private void leaveForRelease(LockHold hold, LockLease lease) {
-		this.locks.released(hold);
-		this.watchdog.unwatch(lease);
-	}
-
-	/**
-	 * A release script that failed: Redis may not have run it, so it is sent again in the
-	 * background, or the lock would stay held for the rest of its lease.
-	 * @return the exception for the caller
-	 */
+	/** A release that failed may not have run: it goes on in the background. */
 	private LockAccessException releaseFailed(LockHold hold, LockLease lease, Throwable ex) {
 		this.backgroundReleases.giveBack(lease.kind(), hold.key(), lease.owner(), hold.fencingToken(),
 				Math.max(0, TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos() - System.nanoTime())));
@@ -246,16 +206,12 @@ final class LockReleaser {
 	}
 
 	/**
-	 * What the release script's answer means: waiters of this JVM are woken or yield, and
-	 * a lock found gone is reported lost.
-	 * @throws LockLostException when the lock was lost while held
+	 * Wake a waiter of this JVM; throw {@link LockLostException} for a lock found gone.
 	 */
 	private void released(LockHold hold, LockLease lease, String channel, long outcome) {
-		// For a kind that yields, this JVM's own release message wakes nobody here; for
-		// the others, it wakes the waiters it names, and those of this JVM of another
-		// kind sharing the key (a fair lock's release and an exclusive waiter) only
-		// through another JVM. So one local waiter asks at once, or when the yield to
-		// other JVMs ends; for a lock found lost, which may be free, too.
+		// This JVM's own release message wakes no waiter here of a kind that yields, nor
+		// one of another kind sharing the key (a fair lock's release, an exclusive
+		// waiter): one local waiter asks at once, or when the yield to other JVMs ends.
 		if (lease.kind().yields() && outcome > 0) {
 			this.locks.yieldFor(channel, YIELD_NANOS);
 		}
@@ -266,35 +222,28 @@ final class LockReleaser {
 			if (found && this.observer != null) {
 				this.observer.lost(hold.key(), hold.fencingToken(), hold.observerContext());
 			}
-			observeRelease(hold, ReleaseOutcome.LOST, lost);
-			throw lost;
+			throw reportLost(hold, lost);
 		}
 		observeRelease(hold, ReleaseOutcome.RELEASED, null);
 	}
 
-	/**
-	 * Release a hold nobody will use, such as one granted to an acquisition that had
-	 * ended, without waiting; a failure is logged, and leaves the lock to a background
-	 * release.
-	 */
+	/** Release, without waiting, a hold granted to an acquisition that ended. */
 	void releaseQuietly(LockHold hold) {
-		releaseAsync(hold).whenComplete((ignored, failure) -> {
-			Throwable ex = (failure != null) ? ScriptCommands.unwrap(failure) : null;
-			if (ex instanceof LockLostException) {
-				logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile",
-						hold.key()), ex);
-			}
-			else if (ex != null) {
-				logger.debug(LogMessage.format("Could not release lock '%s', granted to an acquisition that ended; "
-						+ "it is released in the background", hold.key()), ex);
-			}
+		releaseAsync(hold).exceptionally((ex) -> {
+			logger.debug(LogMessage.format("Lock '%s', granted to an acquisition that ended, was lost meanwhile "
+					+ "or is released in the background", hold.key()), ScriptCommands.unwrap(ex));
+			return null;
 		});
 	}
 
+	private LockLostException reportLost(LockHold hold, LockLostException lost) {
+		observeRelease(hold, ReleaseOutcome.LOST, lost);
+		return lost;
+	}
+
 	private void observeRelease(LockHold hold, ReleaseOutcome outcome, @Nullable Throwable failure) {
-		LockObserver observer = this.observer;
-		if (observer != null) {
-			observer.released(hold.key(), hold.observerContext(), outcome, failure);
+		if (this.observer != null) {
+			this.observer.released(hold.key(), hold.observerContext(), outcome, failure);
 		}
 	}
 

@@ -9,21 +9,21 @@ import io.github.redislock.LockHandle;
 
 /**
  * A handle on a {@link LockHold}: one per acquisition call, so that each reentrant
- * acquisition is released by its own {@link #close()}, once. What it asks of the engine
- * goes through {@link Holds}, so that the handle does not know the engine.
+ * acquisition is released by its own {@link #close()}, once. It asks the engine's running
+ * parts, never the engine, which creates handles.
  *
  * @author redis-lock
  */
 final class RedisLockHandle implements LockHandle {
 
-	private final Holds holds;
+	private final EngineParts.Running engine;
 
 	private final LockHold hold;
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
-	RedisLockHandle(Holds holds, LockHold hold) {
-		this.holds = holds;
+	RedisLockHandle(EngineParts.Running engine, LockHold hold) {
+		this.engine = engine;
 		this.hold = hold;
 	}
 
@@ -48,26 +48,21 @@ final class RedisLockHandle implements LockHandle {
 			throw new IllegalStateException("The handle of lock '" + key()
 					+ "' was closed, so its lease can no longer be extended; extend before closing");
 		}
-		this.holds.extend(this.hold, leaseTime);
+		this.engine.extensions().extend(this.hold, leaseTime);
 	}
 
 	@Override
 	public void close() {
 		if (this.closed.compareAndSet(false, true)) {
-			this.holds.release(this.hold);
+			this.engine.releaser().release(this.hold);
 		}
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * Sends the release script without waiting for it: the returned stage completes on
-	 * the Redis client's thread.
-	 */
+	/** Completes on the engine's threads, or the caller's. */
 	@Override
 	public CompletionStage<Void> closeAsync() {
 		if (this.closed.compareAndSet(false, true)) {
-			return this.holds.releaseAsync(this.hold);
+			return this.engine.pending().release(this.hold);
 		}
 		return CompletableFuture.completedFuture(null);
 	}
@@ -75,26 +70,6 @@ final class RedisLockHandle implements LockHandle {
 	@Override
 	public String toString() {
 		return "LockHandle[key=" + key() + ", fencingToken=" + fencingToken() + ", held=" + isHeld() + "]";
-	}
-
-	/**
-	 * What a handle asks of the engine for its hold, with the exceptions of the
-	 * {@link LockHandle} method that asks.
-	 */
-	interface Holds {
-
-		/**
-		 * Release one handle of a hold, and the lock with its last:
-		 * {@link LockHandle#close()}.
-		 */
-		void release(LockHold hold);
-
-		/** Release without blocking: {@link LockHandle#closeAsync()}. */
-		CompletionStage<Void> releaseAsync(LockHold hold);
-
-		/** Set a hold's lease to the given length from now: {@link LockHandle#extend}. */
-		void extend(LockHold hold, Duration leaseTime);
-
 	}
 
 }
