@@ -138,10 +138,8 @@ final class EngineParts {
 		EngineShutdown.Parts shutdownParts = new EngineShutdown.Parts(this.locks, this.subscriptions, attempts,
 				releaser, new Revocations(this.scripts, this.locks, watchdog, this.observer),
 				Duration.ofNanos(watchdog.answerDeadlineNanos()));
-		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, releaser,
-				this.shutdown);
-		LockAcquirer acquirer = new LockAcquirer(this.options, this.tokens, this.scripts, this.locks, attempts, waiting,
-				this.observer, this.shutdown);
+		LockAcquirer acquirer = new LockAcquirer(this.options, this.tokens, this.scripts, this.locks,
+				this.subscriptions, attempts, releaser, this.observer, this.shutdown);
 		PendingAcquisitions pending = new PendingAcquisitions(this.options, this.tokens, this.scripts, this.locks,
 				this.subscriptions, attempts, releaser, this.shutdown, this.threads, this.observer);
 		this.threads.execute(this.scripts::prepare);

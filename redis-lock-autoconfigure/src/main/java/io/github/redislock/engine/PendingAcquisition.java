@@ -20,29 +20,23 @@ import io.github.redislock.LockShutdownException;
 import io.github.redislock.engine.AcquireAttempts.Outcome;
 
 /**
- * One acquisition that no thread waits for: its first attempt and its wait, as a future
- * that the release message, a local holder's release or a timer completes.
- *
- * <h2>Design notes</h2>
- *
- * <b>Rounds, not a loop.</b> Where a thread's wait ({@link LockWaiting}) loops and parks,
- * this runs <em>rounds</em>, each taking the same next step
- * ({@link LocalLock#sleepBeforeAsking}): a passed hold, a sleep without a command, or one
- * attempt sent without waiting; it ends by arming a timer for when the thread would wake.
- * Between rounds the acquisition is a queued {@link Waiter} and, at most, a timer.
+ * One acquisition that no thread waits for, as a future that the release message, a local
+ * holder's release or a timer completes.
  *
  * <p>
- * <b>Who runs a round.</b> A signal or the timer calls {@link #wakeUp()}, which counts
- * and, when no round runs, schedules one on the {@link EngineThreads}, never under the
- * lock's monitor that signals come under. Rounds of one acquisition run one at a time; a
- * signal during a round calls for one more.
+ * Where a thread's wait ({@link LockAcquirer}) loops and parks, this runs <em>rounds</em>
+ * taking the same next step ({@link LocalLock#sleepBeforeAsking}): a passed hold, a sleep
+ * without a command, or one attempt sent without waiting, then a timer for when the
+ * thread would wake. A signal or the timer calls {@link #wakeUp()}, which schedules a
+ * round on the {@link EngineThreads}, never under the lock's monitor that signals come
+ * under; rounds of one acquisition run one at a time, and a signal during a round calls
+ * for one more.
  *
  * <p>
- * <b>Ending.</b> It ends once, with a hold, without one or with a failure, or because the
- * caller cancelled the future: whichever comes first wins the {@link #ended} flag, leaves
- * the channel and, having got nothing, the line in Redis. A grant that comes after the
- * end is released, never dropped. The hold has no owner thread: no thread re-enters it,
- * and other owners of this JVM wait for it as for any holder.
+ * It ends once (with a hold, without one, with a failure, or cancelled by the caller):
+ * whichever comes first wins {@link #ended}, leaves the channel and, having got nothing,
+ * the line in Redis. A grant that comes after the end is released, never dropped. The
+ * hold has no owner thread: no thread re-enters it.
  *
  * @author redis-lock
  */
@@ -70,7 +64,6 @@ final class PendingAcquisition {
 	/** The queued waiter, taken by whoever leaves the channel. */
 	private final AtomicReference<@Nullable Waiter> waiter = new AtomicReference<>();
 
-	/** The lock the waiter queued in, once it did. */
 	private volatile @Nullable LocalLock lock;
 
 	private volatile @Nullable ScheduledFuture<?> timer;
@@ -91,8 +84,8 @@ final class PendingAcquisition {
 	}
 
 	/**
-	 * Make the first attempt, as {@link LockAcquirer} does, and go on waiting if the wait
-	 * time allows; the caller's cancelling the future withdraws the acquisition.
+	 * Make the first attempt, as {@link LockAcquirer} does, and wait if the wait time
+	 * allows.
 	 */
 	void start() {
 		LockObserver observer = this.engine.observer();
@@ -104,7 +97,6 @@ final class PendingAcquisition {
 				end(null, new CancellationException("The acquisition was cancelled"));
 			}
 		});
-		// Skipped as LockAcquirer skips it.
 		LocalLock local = this.engine.locks().find(this.channel);
 		if (this.waits && local != null
 				&& local.skipsFirstAttempt(this.acquisition.kind(), this.acquisition.key(), null)) {
@@ -117,7 +109,7 @@ final class PendingAcquisition {
 
 	/**
 	 * Send one attempt; end with its grant or failure, or hand a refusal on; then run
-	 * {@code after}. The rest runs on a round thread, not the Redis client's.
+	 * {@code after}, on the engine's threads rather than the Redis client's.
 	 */
 	private void attempt(Acquisition attempt, Consumer<Outcome> onRefusal, Runnable after) {
 		CompletionStage<Outcome> sent;
@@ -128,7 +120,7 @@ final class PendingAcquisition {
 			sent = CompletableFuture.failedFuture(ex);
 		}
 		sent.whenCompleteAsync((outcome, ex) -> {
-			// Whatever happens: a round that never ends leaves later wake-ups unanswered.
+			// A round that never ends would leave later wake-ups unanswered.
 			try {
 				if (ex != null) {
 					end(null, ScriptCommands.unwrap(ex));
@@ -189,13 +181,10 @@ final class PendingAcquisition {
 			roundEnded(seen);
 			return;
 		}
-		queued.asleep(false);
-		boolean woken = queued.isSignalled();
-		queued.consumeSignal();
+		boolean woken = queued.startRound();
 		cancelTimer();
 		String key = this.acquisition.key();
 		try {
-			// Before an attempt, as a thread's wait does.
 			this.engine.shutdown().check(key);
 		}
 		catch (LockShutdownException ex) {
@@ -212,13 +201,11 @@ final class PendingAcquisition {
 		LocalLock local = this.lock;
 		long sleepNanos = (local != null) ? local.sleepBeforeAsking(queued, woken, this.acquisition.kind(), key, null)
 				: 0;
-		if (sleepNanos > 0) {
-			sleep(sleepNanos);
-		}
-		else {
+		if (sleepNanos == 0) {
 			attempt(this.acquisition, (refused) -> sleep(refused.holderLeftNanos()), () -> roundEnded(seen));
 			return;
 		}
+		sleep(sleepNanos);
 		roundEnded(seen);
 	}
 
@@ -240,7 +227,7 @@ final class PendingAcquisition {
 			return;
 		}
 		this.timer = this.engine.threads()
-			.schedule(this::wakeUp, Math.min(remaining, LockWaiting.sleepNanos(this.acquisition.kind(), sleepNanos)),
+			.schedule(this::wakeUp, Math.min(remaining, LockAcquirer.sleepNanos(this.acquisition.kind(), sleepNanos)),
 					TimeUnit.NANOSECONDS);
 		queued.asleep(true);
 	}
@@ -253,10 +240,7 @@ final class PendingAcquisition {
 		}
 	}
 
-	/**
-	 * End the acquisition, once: with a hold, without one (the wait ran out), or with a
-	 * failure. A hold that comes after the end is released.
-	 */
+	/** End the acquisition, once; a hold that comes after the end is released. */
 	private void end(@Nullable LockHold hold, @Nullable Throwable failure) {
 		if (!this.ended.compareAndSet(false, true)) {
 			if (hold != null) {
@@ -277,10 +261,7 @@ final class PendingAcquisition {
 		this.engine.complete(this.result, this.handles, hold, failure);
 	}
 
-	/**
-	 * Take the waiter out of its channel, if it was queued and nobody did yet.
-	 * @param granted whether the acquisition ends holding the lock
-	 */
+	/** Take the waiter out of its channel, if it was queued and nobody did yet. */
 	private void leaveChannel(boolean granted) {
 		Waiter queued = this.waiter.getAndSet(null);
 		if (queued == null) {

@@ -14,18 +14,12 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 
 /**
- * The engine's non-blocking acquire and release paths, for callers that must not block a
- * thread, such as reactive ones: each acquisition is a {@link PendingAcquisition}, and a
- * release sends its script without waiting ({@link LockReleaser#releaseAsync}). They
- * share everything else with the blocking paths: the kinds' scripts, owner tokens and
- * fencing tokens, the holds of this JVM, the waiters' queues and subscriptions, yielding,
- * the watchdog, the observer and the shutdown.
- *
- * <p>
- * What may wait for Redis (opening the engine's connection or the subscription connection
- * when they are not open, reading the servers' version on a cluster), the rounds and
- * timers of waiting acquisitions and the completion of their futures run on the
- * {@link EngineThreads}.
+ * The engine's non-blocking acquire and release paths, for callers such as reactive ones
+ * that must not block a thread: each acquisition is a {@link PendingAcquisition}, and a
+ * release sends its script without waiting ({@link LockReleaser#releaseAsync}). All else
+ * is shared with the blocking paths. What may wait for Redis (opening a connection,
+ * reading a cluster's version), the rounds and timers of waiting acquisitions and the
+ * completion of their futures run on the {@link EngineThreads}.
  *
  * @author redis-lock
  */
@@ -84,9 +78,8 @@ final class PendingAcquisitions {
 			result.completeExceptionally(ex);
 			return result;
 		}
-		Acquisition acquisition = new Acquisition(kind, key, this.tokens.next(),
-				Durations.millis((leaseTime != null) ? leaseTime : this.options.watchdogLease()), leaseTime == null,
-				false, System.nanoTime() + Durations.nanos(waitTime), "", true);
+		Acquisition acquisition = Acquisition.of(kind, key, this.tokens.next(), leaseTime, this.options, waitTime,
+				false, "");
 		PendingAcquisition pending = new PendingAcquisition(this, acquisition, !waitTime.isZero(), name, handles,
 				result);
 		this.scripts.ready(this.threads).whenComplete((ignored, ex) -> {
@@ -101,9 +94,8 @@ final class PendingAcquisitions {
 	}
 
 	/**
-	 * Release one handle of a hold without blocking, as
-	 * {@link LockReleaser#releaseAsync}; the caller is told by the engine's own deadline,
-	 * as by {@link LockReleaser#release}.
+	 * Release one handle of a hold without blocking; the caller is told by the engine's
+	 * own deadline, as by {@link LockReleaser#release}.
 	 */
 	CompletionStage<Void> release(LockHold hold) {
 		CompletableFuture<Void> released = this.releaser.releaseAsync(hold).toCompletableFuture();
@@ -131,10 +123,9 @@ final class PendingAcquisitions {
 	}
 
 	/**
-	 * Complete the caller's future of an acquisition that ended, on the
-	 * {@link EngineThreads}: never on the Redis client's, where the caller's chained work
-	 * would hold up every answer. A hold nobody will take (the caller cancelled) is
-	 * released.
+	 * Complete the caller's future on the {@link EngineThreads}, never on the Redis
+	 * client's, where the caller's chained work would hold up every answer. A hold nobody
+	 * will take (the caller cancelled) is released.
 	 */
 	void complete(CompletableFuture<@Nullable LockHandle> result, Function<LockHold, LockHandle> handles,
 			@Nullable LockHold hold, @Nullable Throwable failure) {
@@ -158,18 +149,12 @@ final class PendingAcquisitions {
 		});
 	}
 
-	/** Release a hold nobody will use, without waiting; a failure is logged. */
 	void releaseQuietly(LockHold hold) {
 		this.releaser.releaseQuietly(hold);
 	}
 
-	/** Where rounds, timers and what may wait for Redis run. */
 	EngineThreads threads() {
 		return this.threads;
-	}
-
-	LockScripts scripts() {
-		return this.scripts;
 	}
 
 	LocalLocks locks() {

@@ -1,28 +1,23 @@
 package io.github.redislock.engine;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * A thread waiting for a lock, or a pending non-blocking acquisition
- * ({@link PendingAcquisition}), queued in its channel's {@link LocalLock}.
+ * A thread waiting for a lock, or a pending acquisition ({@link PendingAcquisition}),
+ * queued in its channel's {@link LocalLock}.
  *
  * <p>
- * A waiter is <em>asleep</em> or <em>signalled</em>: a flag plus an unpark, so that a
- * signal that arrives before the thread parks is not lost, used up when {@link #await}
- * returns. It may also hold a hold passed to it by a releasing holder ({@link HandOver}),
- * given only under the channel's monitor while it is queued, until its thread takes it; a
- * waiter leaves the queue, under that monitor, before it takes what it was given, so a
- * hold passed at the last moment is taken by the leaving thread and released, never
- * dropped. A pending acquisition has no thread to park: a signal runs its wake-up
- * instead, which schedules its next round and returns at once (signals come under the
- * channel's monitor), and the round uses the signal up as it starts, as a thread does
- * when {@link #await} returns. The waiters of a lock queue in its {@link Line}.
+ * A signal is a flag plus a wake-up, so that one that arrives before the thread parks is
+ * not lost; it is used up when {@link #await} returns, or, for a pending acquisition,
+ * whose wake-up only schedules a round (signals come under the lock's monitor), as the
+ * round starts. A hold passed by a releasing holder ({@link HandOver}) is given only
+ * under the lock's monitor while the waiter is queued; a waiter leaves the queue under
+ * that monitor before it takes what it was given, so a hold passed at the last moment is
+ * released by the leaving waiter, never dropped.
  *
  * @author redis-lock
  */
@@ -34,27 +29,23 @@ final class Waiter {
 	/** Unparks the thread, or schedules the pending acquisition's next round. */
 	private final Runnable wakeUp;
 
-	/** The owner token the waiter asks under, which a targeted wake-up names. */
+	/** The owner token the waiter asks under, which a fair lock's wake-up names. */
 	private final String owner;
 
 	/** Whether a renewed grant may pass to this waiter from a releasing holder. */
 	private final boolean takesHandOver;
 
-	/** Whether a hold passed to this waiter may be re-entered by its thread. */
+	/** Whether its thread may re-enter a hold passed to it. */
 	private final boolean reentrant;
 
-	/** A hold passed to this waiter, until its thread takes it. */
 	private final AtomicReference<@Nullable LockHold> handedOver = new AtomicReference<>();
 
-	/**
-	 * Whether the waiter takes its turn in this JVM's arrival order, for a kind whose
-	 * waiters take no place in line in Redis ({@link LocalLock}).
-	 */
+	/** Whether it takes its turn in this JVM's arrival order ({@link LocalLock}). */
 	private final boolean orderedHere;
 
 	private volatile boolean signalled;
 
-	/** Whether the thread is parked in {@link #await} now, for diagnostics. */
+	/** Whether it sleeps now, for diagnostics. */
 	private volatile boolean sleeping;
 
 	Waiter(Thread thread, String owner, boolean orderedHere, boolean takesHandOver, boolean reentrant) {
@@ -72,8 +63,8 @@ final class Waiter {
 	}
 
 	/**
-	 * A waiter without a thread, for a pending acquisition: its lock belongs to the
-	 * acquisition, so no thread re-enters a hold passed to it.
+	 * A waiter without a thread, for a pending acquisition, whose hold no thread
+	 * re-enters.
 	 * @param wakeUp schedules the acquisition's next round, without waiting for it
 	 */
 	static Waiter pending(Runnable wakeUp, String owner, boolean orderedHere, boolean takesHandOver) {
@@ -116,11 +107,15 @@ final class Waiter {
 	}
 
 	/**
-	 * Use up the signal, as a pending acquisition's round starts: a signal that comes
-	 * later calls for another round.
+	 * Start a pending acquisition's round: awake, the signal used up (one that comes
+	 * later calls for another round).
+	 * @return whether it was signalled
 	 */
-	void consumeSignal() {
+	boolean startRound() {
+		this.sleeping = false;
+		boolean signalled = this.signalled;
 		this.signalled = false;
+		return signalled;
 	}
 
 	/** Record whether a pending acquisition sleeps until a signal or its timer. */
@@ -166,8 +161,8 @@ final class Waiter {
 	}
 
 	/**
-	 * The waiters of one {@link LocalLock}, in arrival order, and the threads about to
-	 * join them. Not thread-safe: its lock guards it, and states the rules it keeps.
+	 * The waiters of one {@link LocalLock} in arrival order, and the threads about to
+	 * join them; guarded by that lock, whose design note states the rules it keeps.
 	 */
 	static final class Line {
 
@@ -196,10 +191,7 @@ final class Waiter {
 			markIdleIfEmpty();
 		}
 
-		/**
-		 * Remove a waiter, passing on a signal it did not use, or its turn when it was
-		 * first in line and leaves without the lock.
-		 */
+		/** See {@link LocalLock#remove}. */
 		void remove(Waiter waiter, boolean granted) {
 			boolean wasFirst = waiter.isOrderedHere() && first() == waiter;
 			if (this.queue != null) {
@@ -217,9 +209,7 @@ final class Waiter {
 			}
 		}
 
-		/**
-		 * The first waiter of those that take their turn in this JVM's order, or none.
-		 */
+		/** The first waiter of those that take their turn in this JVM's order. */
 		@Nullable Waiter first() {
 			if (this.queue != null) {
 				for (Waiter waiter : this.queue) {
@@ -231,7 +221,6 @@ final class Waiter {
 			return null;
 		}
 
-		/** Wake the first waiter not yet woken. */
 		void signalOne() {
 			if (this.queue != null) {
 				for (Waiter waiter : this.queue) {
@@ -243,9 +232,6 @@ final class Waiter {
 			}
 		}
 
-		/**
-		 * Wake the waiter that asks under the given owner token, if it is queued here.
-		 */
 		void signalOwner(String owner) {
 			if (this.queue != null) {
 				for (Waiter waiter : this.queue) {
@@ -268,17 +254,7 @@ final class Waiter {
 		}
 
 		int sleepingCount() {
-			int count = 0;
-			for (Waiter waiter : waiters()) {
-				if (waiter.isSleeping()) {
-					count++;
-				}
-			}
-			return count;
-		}
-
-		List<Waiter> waiters() {
-			return (this.queue != null) ? new ArrayList<>(this.queue) : List.of();
+			return (this.queue != null) ? (int) this.queue.stream().filter(Waiter::isSleeping).count() : 0;
 		}
 
 		/** Whether it has had no waiter and no joining thread since the given time. */
