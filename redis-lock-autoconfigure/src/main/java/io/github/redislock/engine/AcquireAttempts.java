@@ -20,26 +20,22 @@ import io.github.redislock.LockOptions;
 import io.github.redislock.engine.Acquisition.Attempt;
 
 /**
- * One attempt at a lock in Redis, by the calling thread: its kind's acquire script, then
- * with {@code minReplicas} a {@code WAIT} for the replicas on the same connection, and a
- * grant recorded as the thread's hold.
+ * One attempt at a lock in Redis: its kind's acquire script, with {@code minReplicas} a
+ * {@code WAIT} for the replicas on the same connection, and a grant recorded as a hold.
  *
  * <p>
- * Failures: a script refused during a cluster slot migration did not run, and counts as
- * refused, to be tried again by a waiter shortly ({@link SlotMigration}). Any other
- * failure, and an interrupt, may come after Redis ran the script: what it may have
- * granted is given back in the background, owner-checked, so that nothing stays locked
- * for a lease. So is a grant too few replicas acknowledged, which a failover would lose.
+ * A script refused during a cluster slot migration did not run: it counts as refused, to
+ * be tried again shortly ({@link SlotMigration}). Any other failure or an interrupt may
+ * come after Redis ran the script, and a grant too few replicas acknowledged would be
+ * lost in a failover: what Redis may have granted is given back in the background,
+ * owner-checked, so that nothing stays locked for a lease.
  *
  * <p>
- * Grants: a grant is recorded as the hold of the thread that asked, or of none for a
- * pending acquisition (whose grant the Redis client's thread records): its lease, its
- * hold in {@link LocalLocks}, and its renewal by the watchdog. It takes the place of any
- * hold of the same key: Redis granted the lock to this new owner, so an earlier hold in
- * that place, still counted as held here, had lost its lease in Redis (Redis lost its
- * data, or the lease ran out before this JVM noticed). Left in place, its thread would
- * re-enter a lock held by another; it is marked lost at once, and reported as the
- * watchdog would.
+ * A grant takes the place of any hold of its key here (see {@link LocalLock}'s design
+ * note): Redis granted the lock to a new owner, so an earlier hold still counted as held
+ * had lost its lease there (Redis lost its data, or the lease ran out before this JVM
+ * noticed). Left in place, its thread would re-enter a lock held by another; it is marked
+ * lost at once, and reported as the watchdog would.
  *
  * @author redis-lock
  */
@@ -73,7 +69,7 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * Try once; a grant becomes the calling thread's hold.
+	 * Try once from the calling thread; a grant becomes its hold.
 	 * @throws LockAccessException when Redis failed
 	 * @throws LockInterruptedException when interrupted while Redis ran the script
 	 * @throws LockNotReplicatedException when too few replicas acknowledged the grant
@@ -90,20 +86,16 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * Number of attempts sent whose answer has not been recorded yet: a shutdown waits
-	 * for them, since a grant they bring must be released too.
+	 * Attempts not answered yet: a shutdown waits for them, to release what they bring.
 	 */
 	int inFlight() {
 		return this.inFlight.get();
 	}
 
 	/**
-	 * Try once without blocking the calling thread, for a pending acquisition: the script
-	 * and a {@code WAIT} for the replicas are sent without waiting, and a grant becomes a
-	 * hold no thread re-enters. The outcome completes on the Redis client's thread, or
-	 * exceptionally with the {@link LockAccessException} or
-	 * {@link LockNotReplicatedException} that {@link #tryOnce} would throw; what Redis
-	 * may have granted is then given back in the background as there.
+	 * Try once without blocking, for a pending acquisition; a grant becomes a hold no
+	 * thread re-enters. Completes on the Redis client's thread, or exceptionally with
+	 * what {@link #tryOnce} would throw.
 	 * @param opener opens the engine's connection when it is not open
 	 */
 	CompletionStage<Outcome> tryOnceAsync(Acquisition acquisition, Executor opener) {
@@ -116,7 +108,6 @@ final class AcquireAttempts {
 			sent = this.scripts.executeAsync(acquisition.kind().acquireCall(this.scripts, acquisition), opener)
 				.thenApply(Attempt::of);
 			if (replicas > 0) {
-				// On the same connection, after the grant, as acquireReplicated does.
 				sent = sent.thenCompose((attempt) -> !attempt.granted() ? CompletableFuture.completedFuture(attempt)
 						: this.scripts.awaitReplicasAsync(key, replicas, this.options.replicationTimeout().toMillis())
 							.thenApply(attempt::acknowledgedBy));
@@ -149,9 +140,8 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * Record a grant as the hold of the given thread.
-	 * @param thread the thread that may re-enter the hold when the acquisition is
-	 * reentrant; {@code null} for a pending acquisition, which has none
+	 * Record a grant as the hold of the given thread, or of none for a pending
+	 * acquisition.
 	 * @param sentAt when the acquire script was sent, from which the lease runs
 	 */
 	private LockHold grant(Acquisition acquisition, Attempt attempt, @Nullable Thread thread, long sentAt) {
@@ -211,14 +201,12 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * What a failed attempt means: refused, to be tried again shortly, when the script
-	 * did not run for a slot migration; otherwise a failure, after what Redis may have
-	 * granted is given back.
-	 * @throws LockAccessException unless the slot was migrating
+	 * A refusal when the script did not run for a slot migration.
+	 * @throws LockAccessException otherwise, after what Redis may have granted is given
+	 * back
 	 */
 	private Attempt failed(Acquisition acquisition, Throwable ex) {
 		if (SlotMigration.isMigrating(ex)) {
-			// The script did not run: not granted, and a waiter tries again shortly.
 			return Attempt.heldFor(SlotMigration.RETRY_MILLIS);
 		}
 		giveBack(acquisition);
@@ -226,12 +214,9 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * Give back a grant too few replicas acknowledged, which a failover would lose.
-	 * @throws LockNotReplicatedException when they were too few
-	 */
+	 * @throws LockNotReplicatedException when too few replicas acknowledged the grant */
 	private Attempt checkReplicas(Acquisition acquisition, Attempt attempt) {
 		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
-			// Lost for good if the primary failed now: give it back rather than hold it.
 			giveBack(acquisition);
 			throw new LockNotReplicatedException(acquisition.key(), attempt.replicas(), this.options.minReplicas(),
 					this.options.replicationTimeout());
@@ -245,20 +230,19 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * A hold when Redis granted the lock, otherwise how long its holder's lease has left.
+	 * A hold when Redis granted the lock, otherwise how long the caller may sleep at
+	 * most.
 	 *
-	 * @param hold the calling thread's hold, or {@code null} when refused
-	 * @param holderLeftNanos when refused, how long the caller may sleep at most
+	 * @param hold the hold, or {@code null} when refused
+	 * @param holderLeftNanos when refused, the holder's lease left
 	 */
 	record Outcome(@Nullable LockHold hold, long holderLeftNanos) {
 	}
 
 	/**
-	 * Take an acquisition that gives up out of its line in Redis at once, rather than let
-	 * those behind it wait for its entry's deadline; for a kind that queues.
+	 * Take an acquisition that gives up out of its line in Redis, for a kind that queues.
 	 * @param opener opens the connection if it is not open, since that waits for Redis
-	 * @return completes when Redis answered, or when the call failed, which is logged:
-	 * the entry then ends with its wait time
+	 * @return completes when Redis answered, or when the call failed, which is logged
 	 */
 	CompletionStage<Void> leaveLine(Acquisition acquisition, Executor opener) {
 		String key = acquisition.key();
