@@ -213,8 +213,7 @@ final class AcquireAttempts {
 		throw new LockAccessException(acquisition.key(), "acquire", ex);
 	}
 
-	/**
-	 * @throws LockNotReplicatedException when too few replicas acknowledged the grant */
+	/** Give back a grant too few replicas acknowledged, and throw. */
 	private Attempt checkReplicas(Acquisition acquisition, Attempt attempt) {
 		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
 			giveBack(acquisition);
