@@ -1,9 +1,11 @@
 package io.github.redislock.engine;
 
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -22,8 +24,7 @@ import org.jspecify.annotations.Nullable;
  * place of any earlier hold of its {@link LockHold.Key} (Redis says that grant ended); a
  * hold passed from another thread only if the hold it follows is still in place
  * ({@link #passTo}); a release removes its own hold only. So a late pass never replaces a
- * newer grant, and a late release never removes one. Two requests share a hold only where
- * they share Redis state.</li>
+ * newer grant, and a late release never removes one.</li>
  * <li><b>One wake-up per release.</b> A release signals the first waiter not yet
  * signalled, whose own release wakes the next. A waiter that leaves with a signal it did
  * not use (timed out, interrupted, or won by its own try) passes it on, so no release is
@@ -39,10 +40,12 @@ import org.jspecify.annotations.Nullable;
  * {@link java.util.concurrent.locks.ReentrantLock} ({@code LockBargingTests}).</li>
  * <li><b>A turn is never lost.</b> The first waiter in line that leaves without the lock
  * passes its turn to the next, which then asks Redis.</li>
- * <li><b>Other JVMs get their turn.</b> A thread that released the lock while another JVM
- * waited for it makes this JVM leave the lock alone until a release by another JVM
- * arrives, or for a bounded time ({@link #yieldFor}; {@code LockHandOverTests},
- * {@code LockScriptsTests}).</li>
+ * <li><b>Other JVMs get their turn.</b> A thread that releases and at once asks again
+ * would nearly always beat a waiter of another JVM, which must first receive the release
+ * message. So a release made while another JVM waited (the acquire script flags a grant
+ * that refused a thread of another JVM, and the release script reports the flag) makes
+ * this JVM leave the lock alone until a release by another JVM arrives, or for a bounded
+ * time ({@link #yieldFor}; {@code LockHandOverTests}, {@code LockScriptsTests}).</li>
  * </ul>
  * This monitor guards the holds, the queue and the counts; no Redis command is sent and
  * no waiter's callback but its wake-up runs under it. {@link LocalLocks} drops the entry
@@ -58,7 +61,13 @@ final class LocalLock {
 	/** Made at the first hold: a lock only waited for has none. */
 	private @Nullable Map<LockHold.Key, LockHold> holds;
 
-	private final Waiter.Line line = new Waiter.Line();
+	/** The waiters in arrival order; made at the first, as most locks never have one. */
+	private @Nullable ArrayDeque<Waiter> queue;
+
+	/** Threads waiting for the subscription before they queue. */
+	private int joining;
+
+	private long idleSince = System.nanoTime();
 
 	/** Until when ({@link System#nanoTime()}) this JVM yields the lock; 0 for not. */
 	private long yieldUntil;
@@ -97,9 +106,8 @@ final class LocalLock {
 	}
 
 	/**
-	 * The lock's hold if it excludes the caller (a thread, or {@code null} for a pending
-	 * acquisition): held, not released, by another owner of this JVM; none for a read
-	 * lock.
+	 * The hold that excludes the caller ({@code null} for a pending acquisition): held,
+	 * not released, by another owner of this JVM; none for a read lock.
 	 */
 	private @Nullable LockHold excluding(LockKind kind, String name, @Nullable Thread caller) {
 		LockHold hold = hold(kind.holdKey(name, null));
@@ -108,12 +116,11 @@ final class LocalLock {
 	}
 
 	/**
-	 * Whether an acquisition that may wait skips its first attempt: for a kind whose
-	 * waiters take no place in line in Redis, another owner of this JVM holds the lock or
-	 * waits ahead; or this JVM yields the lock to other JVMs.
+	 * Whether an acquisition that may wait skips its first attempt: no barging, no
+	 * yielded lock.
 	 */
 	synchronized boolean skipsFirstAttempt(LockKind kind, String name, @Nullable Thread caller) {
-		if (!kind.queues() && (excluding(kind, name, caller) != null || this.line.first() != null)) {
+		if (!kind.queues() && (excluding(kind, name, caller) != null || first() != null)) {
 			return true;
 		}
 		return kind.yields() && yieldingNanos() > 0;
@@ -131,58 +138,90 @@ final class LocalLock {
 	 */
 	synchronized long sleepBeforeAsking(Waiter waiter, boolean woken, LockKind kind, String name,
 			@Nullable Thread caller) {
-		if (!woken && waiter.isOrderedHere() && this.line.first() != waiter) {
+		if (!woken && waiter.isOrderedHere() && first() != waiter) {
 			return Long.MAX_VALUE;
 		}
 		LockHold holder = (!woken && waiter.isOrderedHere()) ? excluding(kind, name, caller) : null;
 		if (holder != null) {
 			return Math.max(1, holder.lease().expiresAtNanos() - System.nanoTime());
 		}
-		long yielding = kind.yields() ? yieldingNanos() : 0;
-		return Math.max(yielding, 0);
+		return kind.yields() ? Math.max(yieldingNanos(), 0) : 0;
 	}
 
 	synchronized void startJoining() {
-		this.line.startJoining();
+		this.joining++;
 	}
 
 	synchronized void join(Waiter waiter) {
-		this.line.join(waiter);
+		this.joining--;
+		if (this.queue == null) {
+			this.queue = new ArrayDeque<>(4);
+		}
+		this.queue.addLast(waiter);
 	}
 
 	synchronized void abandonJoining() {
-		this.line.abandonJoining();
+		this.joining--;
+		markIdleIfEmpty();
 	}
 
 	/**
-	 * Remove a waiter, passing on a signal it did not use, or its turn when it was first
-	 * in line and leaves without the lock ({@code granted} false; else its release wakes
-	 * the next).
-	 * @return a hold passed to the waiter as it left, which the caller releases
+	 * Remove a waiter, passing on a signal it did not use, or its turn if it was first
+	 * and leaves without the lock; returns a hold passed to it as it left, for the caller
+	 * to release.
 	 */
 	@Nullable LockHold remove(Waiter waiter, boolean granted) {
 		synchronized (this) {
-			this.line.remove(waiter, granted);
+			boolean wasFirst = waiter.isOrderedHere() && first() == waiter;
+			if (this.queue != null) {
+				this.queue.remove(waiter);
+			}
+			markIdleIfEmpty();
+			if (waiter.isSignalled() || (wasFirst && !granted)) {
+				signalOne();
+			}
 		}
 		return waiter.takeHandOver();
 	}
 
+	private void markIdleIfEmpty() {
+		if (waiterCount() == 0) {
+			this.idleSince = System.nanoTime();
+		}
+	}
+
+	/** The first waiter of those that take their turn in this JVM's order. */
+	private @Nullable Waiter first() {
+		return firstWhere(Waiter::isOrderedHere);
+	}
+
+	private @Nullable Waiter firstWhere(Predicate<Waiter> test) {
+		if (this.queue != null) {
+			for (Waiter waiter : this.queue) {
+				if (test.test(waiter)) {
+					return waiter;
+				}
+			}
+		}
+		return null;
+	}
+
 	/** Whether the first waiter in this JVM's line takes a passed grant. */
 	synchronized boolean firstTakesHandOver() {
-		Waiter first = this.line.first();
+		Waiter first = first();
 		return first != null && first.takesHandOver();
 	}
 
 	/**
-	 * Pass a released hold's grant to the first waiter in line, if it takes one, and wake
-	 * it; only while the released hold is still in place, as a grant from Redis in
-	 * between means the grant being passed had ended.
-	 * @param successor makes the waiter's hold, or returns {@code null} when the grant
-	 * may not pass after all
+	 * Pass a released hold's grant to the first waiter, if it takes one, and wake it;
+	 * only while the released hold is in place (a grant from Redis in between ended the
+	 * grant).
+	 * @param successor makes the waiter's hold, or {@code null} when the grant may not
+	 * pass
 	 * @return whether the waiter was given the grant
 	 */
 	synchronized boolean passTo(LockHold released, Function<Waiter, @Nullable LockHold> successor) {
-		Waiter first = this.line.first();
+		Waiter first = first();
 		if (first == null || !first.takesHandOver() || hold(released.holdKey()) != released) {
 			return false;
 		}
@@ -197,40 +236,42 @@ final class LocalLock {
 		return true;
 	}
 
+	/** Wake the first waiter not yet woken. */
 	synchronized void signalOne() {
-		this.line.signalOne();
+		Waiter next = firstWhere((waiter) -> !waiter.isSignalled());
+		if (next != null) {
+			next.signal();
+		}
 	}
 
+	/** Wake the waiter that asks under the given owner token, if it is queued here. */
 	synchronized void signalOwner(String owner) {
-		this.line.signalOwner(owner);
+		Waiter named = firstWhere((waiter) -> waiter.owner().equals(owner));
+		if (named != null) {
+			named.signal();
+		}
 	}
 
 	synchronized void signalAll() {
-		this.line.signalAll();
+		if (this.queue != null) {
+			this.queue.forEach(Waiter::signal);
+		}
 	}
 
 	synchronized int waiterCount() {
-		return this.line.size();
+		return (this.queue != null) ? this.queue.size() : 0;
 	}
 
 	synchronized int sleepingCount() {
-		return this.line.sleepingCount();
+		return (this.queue != null) ? (int) this.queue.stream().filter(Waiter::isSleeping).count() : 0;
 	}
 
-	/**
-	 * How long this JVM still yields the lock to other JVMs; 0 or less when it does not.
-	 */
+	/** How long this JVM still yields the lock; 0 or less when it does not. */
 	synchronized long yieldingNanos() {
 		return (this.yieldUntil != 0) ? this.yieldUntil - System.nanoTime() : 0;
 	}
 
-	/**
-	 * Yield the lock to other JVMs for the given time at most: a thread that releases and
-	 * at once asks again would nearly always beat a waiter of another JVM, which must
-	 * first receive the release message. The acquire script flags a grant when it refuses
-	 * a thread of another JVM, the release script reports the flag, and a release by
-	 * another JVM ends the yield ({@link #endYield}).
-	 */
+	/** Yield the lock to other JVMs for the given time at most. */
 	synchronized void yieldFor(long nanos) {
 		this.yieldUntil = System.nanoTime() + nanos;
 		if (this.yieldUntil == 0) {
@@ -242,17 +283,15 @@ final class LocalLock {
 		this.yieldUntil = 0;
 	}
 
-	/**
-	 * Whether nothing needs the entry: no hold, waiter, joining thread, yield or
-	 * subscription.
-	 */
+	/** Whether no hold, waiter, joining thread, yield or subscription needs it. */
 	synchronized boolean isUnused() {
-		return holdCount() == 0 && this.line.isEmpty() && yieldingNanos() <= 0 && this.subscription.isNeverAsked();
+		return holdCount() == 0 && waiterCount() == 0 && this.joining == 0 && yieldingNanos() <= 0
+				&& this.subscription.isNeverAsked();
 	}
 
 	/** Whether it has had no waiter nor joining thread since then: it may unsubscribe. */
 	synchronized boolean isIdleSince(long time) {
-		return this.line.isIdleSince(time);
+		return waiterCount() == 0 && this.joining == 0 && this.idleSince - time <= 0;
 	}
 
 }

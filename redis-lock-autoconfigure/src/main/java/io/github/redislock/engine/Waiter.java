@@ -1,6 +1,5 @@
 package io.github.redislock.engine;
 
-import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -158,114 +157,6 @@ final class Waiter {
 	@Override
 	public String toString() {
 		return "Waiter[" + ((this.thread != null) ? this.thread.getName() : "pending") + ", " + this.owner + "]";
-	}
-
-	/**
-	 * The waiters of one {@link LocalLock} in arrival order, and the threads about to
-	 * join them; guarded by that lock, whose design note states the rules it keeps.
-	 */
-	static final class Line {
-
-		/** Made at the first waiter: most locks never have one. */
-		private @Nullable ArrayDeque<Waiter> queue;
-
-		/** Threads waiting for the subscription before they queue. */
-		private int joining;
-
-		private long idleSince = System.nanoTime();
-
-		void startJoining() {
-			this.joining++;
-		}
-
-		void join(Waiter waiter) {
-			this.joining--;
-			if (this.queue == null) {
-				this.queue = new ArrayDeque<>(4);
-			}
-			this.queue.addLast(waiter);
-		}
-
-		void abandonJoining() {
-			this.joining--;
-			markIdleIfEmpty();
-		}
-
-		/** See {@link LocalLock#remove}. */
-		void remove(Waiter waiter, boolean granted) {
-			boolean wasFirst = waiter.isOrderedHere() && first() == waiter;
-			if (this.queue != null) {
-				this.queue.remove(waiter);
-			}
-			markIdleIfEmpty();
-			if (waiter.isSignalled() || (wasFirst && !granted)) {
-				signalOne();
-			}
-		}
-
-		private void markIdleIfEmpty() {
-			if (size() == 0) {
-				this.idleSince = System.nanoTime();
-			}
-		}
-
-		/** The first waiter of those that take their turn in this JVM's order. */
-		@Nullable Waiter first() {
-			if (this.queue != null) {
-				for (Waiter waiter : this.queue) {
-					if (waiter.isOrderedHere()) {
-						return waiter;
-					}
-				}
-			}
-			return null;
-		}
-
-		void signalOne() {
-			if (this.queue != null) {
-				for (Waiter waiter : this.queue) {
-					if (!waiter.isSignalled()) {
-						waiter.signal();
-						return;
-					}
-				}
-			}
-		}
-
-		void signalOwner(String owner) {
-			if (this.queue != null) {
-				for (Waiter waiter : this.queue) {
-					if (waiter.owner().equals(owner)) {
-						waiter.signal();
-						return;
-					}
-				}
-			}
-		}
-
-		void signalAll() {
-			if (this.queue != null) {
-				this.queue.forEach(Waiter::signal);
-			}
-		}
-
-		int size() {
-			return (this.queue != null) ? this.queue.size() : 0;
-		}
-
-		int sleepingCount() {
-			return (this.queue != null) ? (int) this.queue.stream().filter(Waiter::isSleeping).count() : 0;
-		}
-
-		/** Whether it has had no waiter and no joining thread since the given time. */
-		boolean isIdleSince(long time) {
-			return size() == 0 && this.joining == 0 && this.idleSince - time <= 0;
-		}
-
-		boolean isEmpty() {
-			return size() == 0 && this.joining == 0;
-		}
-
 	}
 
 }
