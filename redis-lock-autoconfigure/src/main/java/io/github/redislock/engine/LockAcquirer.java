@@ -170,8 +170,7 @@ final class LockAcquirer {
 	private @Nullable LockHold await(Acquisition acquisition) {
 		LockKind kind = acquisition.kind();
 		String key = acquisition.key();
-		Waiter waiter = new Waiter(Thread.currentThread(), acquisition.owner(), !kind.queues(),
-				kind.passes() && acquisition.renewed(), acquisition.reentrant());
+		Waiter waiter = Waiter.ofThisThread(acquisition);
 		LocalLock lock;
 		try {
 			lock = this.subscriptions.join(this.locks.channel(kind, key), waiter);

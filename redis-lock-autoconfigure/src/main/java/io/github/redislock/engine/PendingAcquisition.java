@@ -146,9 +146,7 @@ final class PendingAcquisition {
 			end(null, null);
 			return;
 		}
-		LockKind kind = this.acquisition.kind();
-		Waiter queued = Waiter.pending(this::wakeUp, this.acquisition.owner(), !kind.queues(),
-				kind.passes() && this.acquisition.renewed());
+		Waiter queued = Waiter.pending(this.acquisition, this::wakeUp);
 		this.engine.subscriptions()
 			.joinAsync(this.channel, queued, this.engine.threads())
 			.whenComplete((joined, ex) -> {

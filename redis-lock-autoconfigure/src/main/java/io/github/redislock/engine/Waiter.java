@@ -28,56 +28,43 @@ final class Waiter {
 	/** Unparks the thread, or schedules the pending acquisition's next round. */
 	private final Runnable wakeUp;
 
-	/** The owner token the waiter asks under, which a fair lock's wake-up names. */
-	private final String owner;
-
-	/** Whether a renewed grant may pass to this waiter from a releasing holder. */
-	private final boolean takesHandOver;
-
-	/** Whether its thread may re-enter a hold passed to it. */
-	private final boolean reentrant;
+	private final Acquisition acquisition;
 
 	private final AtomicReference<@Nullable LockHold> handedOver = new AtomicReference<>();
-
-	/** Whether it takes its turn in this JVM's arrival order ({@link LocalLock}). */
-	private final boolean orderedHere;
 
 	private volatile boolean signalled;
 
 	/** Whether it sleeps now, for diagnostics. */
 	private volatile boolean sleeping;
 
-	Waiter(Thread thread, String owner, boolean orderedHere, boolean takesHandOver, boolean reentrant) {
-		this(thread, () -> LockSupport.unpark(thread), owner, orderedHere, takesHandOver, reentrant);
-	}
-
-	private Waiter(@Nullable Thread thread, Runnable wakeUp, String owner, boolean orderedHere, boolean takesHandOver,
-			boolean reentrant) {
+	private Waiter(@Nullable Thread thread, Runnable wakeUp, Acquisition acquisition) {
 		this.thread = thread;
 		this.wakeUp = wakeUp;
-		this.owner = owner;
-		this.orderedHere = orderedHere;
-		this.takesHandOver = takesHandOver;
-		this.reentrant = reentrant;
+		this.acquisition = acquisition;
+	}
+
+	/** The calling thread, waiting for the acquisition. */
+	static Waiter ofThisThread(Acquisition acquisition) {
+		Thread thread = Thread.currentThread();
+		return new Waiter(thread, () -> LockSupport.unpark(thread), acquisition);
 	}
 
 	/**
-	 * A waiter without a thread, for a pending acquisition, whose hold no thread
-	 * re-enters.
+	 * A waiter without a thread, for a pending acquisition.
 	 * @param wakeUp schedules the acquisition's next round, without waiting for it
 	 */
-	static Waiter pending(Runnable wakeUp, String owner, boolean orderedHere, boolean takesHandOver) {
-		return new Waiter(null, wakeUp, owner, orderedHere, takesHandOver, false);
+	static Waiter pending(Acquisition acquisition, Runnable wakeUp) {
+		return new Waiter(null, wakeUp, acquisition);
 	}
 
-	/** Whether a renewed grant may pass to this waiter now. */
+	/** Whether a grant may pass to this waiter now: it asked for a renewed lease. */
 	boolean takesHandOver() {
-		return this.takesHandOver && this.handedOver.get() == null;
+		return this.acquisition.kind().passes() && this.acquisition.renewed() && this.handedOver.get() == null;
 	}
 
 	/** The thread that would re-enter a hold passed to this waiter, if any may. */
 	@Nullable Thread reentrantThread() {
-		return this.reentrant ? this.thread : null;
+		return this.acquisition.reentrant() ? this.thread : null;
 	}
 
 	/**
@@ -92,12 +79,17 @@ final class Waiter {
 		return this.handedOver.getAndSet(null);
 	}
 
+	/** The owner token the waiter asks under, which a fair lock's wake-up names. */
 	String owner() {
-		return this.owner;
+		return this.acquisition.owner();
 	}
 
+	/**
+	 * Whether it takes its turn in this JVM's arrival order: its kind's waiters take no
+	 * place in line in Redis ({@link LocalLock}).
+	 */
 	boolean isOrderedHere() {
-		return this.orderedHere;
+		return !this.acquisition.kind().queues();
 	}
 
 	void signal() {
@@ -112,9 +104,7 @@ final class Waiter {
 	 */
 	boolean startRound() {
 		this.sleeping = false;
-		boolean signalled = this.signalled;
-		this.signalled = false;
-		return signalled;
+		return takeSignal();
 	}
 
 	/** Record whether a pending acquisition sleeps until a signal or its timer. */
@@ -149,6 +139,10 @@ final class Waiter {
 				throw new InterruptedException();
 			}
 		}
+		return takeSignal();
+	}
+
+	private boolean takeSignal() {
 		boolean signalled = this.signalled;
 		this.signalled = false;
 		return signalled;
@@ -156,7 +150,7 @@ final class Waiter {
 
 	@Override
 	public String toString() {
-		return "Waiter[" + ((this.thread != null) ? this.thread.getName() : "pending") + ", " + this.owner + "]";
+		return "Waiter[" + ((this.thread != null) ? this.thread.getName() : "pending") + ", " + owner() + "]";
 	}
 
 }
