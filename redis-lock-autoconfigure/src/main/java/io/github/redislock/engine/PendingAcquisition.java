@@ -242,7 +242,7 @@ final class PendingAcquisition {
 	private void end(@Nullable LockHold hold, @Nullable Throwable failure) {
 		if (!this.ended.compareAndSet(false, true)) {
 			if (hold != null) {
-				this.engine.releaseQuietly(hold);
+				this.engine.releaser().releaseQuietly(hold);
 			}
 			return;
 		}
@@ -270,7 +270,7 @@ final class PendingAcquisition {
 		LockHold late = (local != null) ? local.remove(queued, granted) : queued.takeHandOver();
 		if (late != null) {
 			// Passed to this acquisition as it ended: pass it on rather than drop it.
-			this.engine.releaseQuietly(late);
+			this.engine.releaser().releaseQuietly(late);
 		}
 	}
 

@@ -19,46 +19,14 @@ import io.github.redislock.LockOptions;
  * release sends its script without waiting ({@link LockReleaser#releaseAsync}). All else
  * is shared with the blocking paths. What may wait for Redis (opening a connection,
  * reading a cluster's version), the rounds and timers of waiting acquisitions and the
- * completion of their futures run on the {@link EngineThreads}.
+ * completion of their futures run on the {@link EngineThreads}. A record of the parts
+ * each {@link PendingAcquisition} uses.
  *
  * @author redis-lock
  */
-final class PendingAcquisitions {
-
-	private final LockOptions options;
-
-	private final Acquisition.OwnerTokens tokens;
-
-	private final LockScripts scripts;
-
-	private final LocalLocks locks;
-
-	private final ReleaseSubscriptions subscriptions;
-
-	private final AcquireAttempts attempts;
-
-	private final LockReleaser releaser;
-
-	private final EngineShutdown shutdown;
-
-	private final EngineThreads threads;
-
-	private final @Nullable LockObserver observer;
-
-	PendingAcquisitions(LockOptions options, Acquisition.OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
-			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
-			EngineShutdown shutdown, EngineThreads threads, @Nullable LockObserver observer) {
-		this.options = options;
-		this.tokens = tokens;
-		this.scripts = scripts;
-		this.locks = locks;
-		this.subscriptions = subscriptions;
-		this.attempts = attempts;
-		this.releaser = releaser;
-		this.shutdown = shutdown;
-		this.threads = threads;
-		this.observer = observer;
-	}
+record PendingAcquisitions(LockOptions options, Acquisition.OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
+		ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser, EngineShutdown shutdown,
+		EngineThreads threads, @Nullable LockObserver observer) {
 
 	/**
 	 * Acquire a lock without blocking the calling thread.
@@ -70,14 +38,13 @@ final class PendingAcquisitions {
 	 */
 	CompletableFuture<@Nullable LockHandle> acquire(String key, @Nullable String name, LockKind kind, Duration waitTime,
 			@Nullable Duration leaseTime, Function<LockHold, LockHandle> handles) {
-		CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
 		try {
 			this.shutdown.check(key);
 		}
 		catch (RuntimeException ex) {
-			result.completeExceptionally(ex);
-			return result;
+			return CompletableFuture.failedFuture(ex);
 		}
+		CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
 		Acquisition acquisition = Acquisition.of(kind, key, this.tokens.next(), leaseTime, this.options, waitTime,
 				false, "");
 		PendingAcquisition pending = new PendingAcquisition(this, acquisition, !waitTime.isZero(), name, handles,
@@ -131,7 +98,7 @@ final class PendingAcquisitions {
 			@Nullable LockHold hold, @Nullable Throwable failure) {
 		if (result.isCancelled()) {
 			if (hold != null) {
-				releaseQuietly(hold);
+				this.releaser.releaseQuietly(hold);
 			}
 			return;
 		}
@@ -144,37 +111,9 @@ final class PendingAcquisitions {
 			}
 			else if (!result.complete(handles.apply(hold))) {
 				// Cancelled as it was granted: nobody will release it.
-				releaseQuietly(hold);
+				this.releaser.releaseQuietly(hold);
 			}
 		});
-	}
-
-	void releaseQuietly(LockHold hold) {
-		this.releaser.releaseQuietly(hold);
-	}
-
-	EngineThreads threads() {
-		return this.threads;
-	}
-
-	LocalLocks locks() {
-		return this.locks;
-	}
-
-	ReleaseSubscriptions subscriptions() {
-		return this.subscriptions;
-	}
-
-	AcquireAttempts attempts() {
-		return this.attempts;
-	}
-
-	EngineShutdown shutdown() {
-		return this.shutdown;
-	}
-
-	@Nullable LockObserver observer() {
-		return this.observer;
 	}
 
 }
