@@ -16,10 +16,7 @@ final class GrantCheck {
 	/** How long after a check that found the grant held was sent the grant may pass. */
 	static final long WINDOW_NANOS = 5_000_000;
 
-	/**
-	 * When the next check should be on its way, so that a pass on a live grant never
-	 * waits.
-	 */
+	/** When the next check should be on its way, so that a pass never waits for one. */
 	private static final long ASK_AHEAD_NANOS = WINDOW_NANOS / 2;
 
 	/**
@@ -46,10 +43,7 @@ final class GrantCheck {
 
 	private long inFlightSentAt;
 
-	/**
-	 * A check to send as soon as the one in flight answers, for those who need a later
-	 * one.
-	 */
+	/** A check to send once the one in flight answers, for those who need a later one. */
 	private @Nullable CompletableFuture<Boolean> queued;
 
 	GrantCheck(long grantToken) {
@@ -58,8 +52,7 @@ final class GrantCheck {
 
 	/**
 	 * The fencing token of the next holder under the grant, or 0 when the grant may not
-	 * pass now: no check found it held within the window, a thread of another JVM waits,
-	 * or the next token would not stay below the server's clock at the last check.
+	 * pass now ({@link #isFresh}).
 	 */
 	synchronized long nextToken(long now) {
 		if (!isFresh(now)) {
@@ -119,9 +112,7 @@ final class GrantCheck {
 		return null;
 	}
 
-	/**
-	 * Record the queued check as sent, for the caller to send; {@code null} when none.
-	 */
+	/** The queued check, recorded as sent for the caller to send; or {@code null}. */
 	synchronized @Nullable CompletableFuture<Boolean> sendQueued(long sentAt) {
 		CompletableFuture<Boolean> next = this.queued;
 		if (next != null) {

@@ -88,13 +88,10 @@ final class HandOver {
 	}
 
 	/**
-	 * Pass the released hold's grant to the first waiter of this JVM if it takes one: at
-	 * once when a check found the grant held within the window, else once a check sent
-	 * for this release answers, unless the grant passed as often as it may while others
-	 * wait.
+	 * Pass the released hold's grant to the first waiter of this JVM, as the design note
+	 * allows.
 	 * @param releasedAt when the release began
-	 * @return completes with whether the grant passed; if not, the caller releases it in
-	 * Redis
+	 * @return completes with whether it passed; if not, the caller releases it in Redis
 	 */
 	CompletionStage<Boolean> pass(LockHold hold, String channel, long releasedAt) {
 		LockLease lease = hold.lease();
@@ -122,11 +119,9 @@ final class HandOver {
 	}
 
 	/**
-	 * Wait, without blocking, until a check sent at or after the given time found the
-	 * grant held or gone. A check that fails or gets no answer (a connection cut, a slow
-	 * server) tells nothing: another is sent until the lease would have run out, and then
-	 * the grant counts as lost.
-	 * @return completes with whether the grant was held after the given time
+	 * Whether a check sent at or after the given time found the grant held. A check that
+	 * fails or gets no answer tells nothing: another is sent until the lease would have
+	 * run out, and then the grant counts as lost.
 	 */
 	CompletableFuture<Boolean> held(LockLease lease, long since) {
 		return checkSince(lease, since).handle((held, ex) -> (ex != null) ? null : held).thenCompose((held) -> {
@@ -144,9 +139,7 @@ final class HandOver {
 		});
 	}
 
-	/**
-	 * Whether the lease has run out unless Redis renewed it meanwhile, marked lost if so.
-	 */
+	/** Whether the lease ran out unless Redis renewed it meanwhile; marked lost if so. */
 	private boolean expired(LockLease lease) {
 		if (System.nanoTime() - lease.expiresAtNanos() < 0) {
 			return false;

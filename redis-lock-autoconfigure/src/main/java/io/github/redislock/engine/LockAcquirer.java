@@ -14,19 +14,15 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
 
 /**
  * The blocking acquire path: reentrancy, the kind's rules about the thread's other holds,
- * the first attempt, the wait, and the observer's timing of it all.
- *
+ * the first attempt, the wait, and the observer's timing of it all. What a waiter does
+ * next is the lock's to decide ({@link LocalLock}), for this driver and
+ * {@link PendingAcquisition} alike.
  * <p>
- * A reentrant acquisition of a hold the thread already has costs no round trip; every
- * other grant is Redis's or passed by a holder of this JVM ({@link HandOver}). Whether
- * the first attempt is skipped and what a waiter does next is the lock's to decide
- * ({@link LocalLock#skipsFirstAttempt}, {@link LocalLock#sleepBeforeAsking}), for this
- * driver and {@link PendingAcquisition} alike. The first attempt takes no place in line:
- * a waiter at the head of a fair queue, or a writer keeping readers out, must be able to
- * hear its wake-up, so it queues only once subscribed. The waiter joins its channel
- * before it tries again, so that no release between its last refusal and its sleep goes
- * unheard; leaving without the lock, it leaves its line in Redis at once rather than let
- * those behind it wait for its entry's deadline.
+ * The first attempt takes no place in line: a waiter at the head of a fair queue, or a
+ * writer keeping readers out, must hear its wake-up, so it queues only once subscribed.
+ * It subscribes before it tries again, so that no release between its last refusal and
+ * its sleep goes unheard; leaving without the lock, it leaves its line in Redis at once
+ * rather than hold up those behind it until its entry's deadline.
  *
  * @author redis-lock
  */
@@ -108,9 +104,8 @@ final class LockAcquirer {
 
 	/**
 	 * Count one more handle of the thread's hold. When a renewed lease's estimated expiry
-	 * passed but Redis never said it is gone (a late renewal answer: a slow or paused
-	 * server, a reconnect), Redis is asked once, under the hold's own owner: a fresh
-	 * owner would be refused by this very hold.
+	 * passed but Redis never said it is gone (a late renewal answer), Redis is asked
+	 * once, under the hold's own owner: a fresh owner would be refused by this very hold.
 	 */
 	private boolean reenter(LockHold hold) {
 		if (hold.tryReenter()) {
@@ -162,10 +157,7 @@ final class LockAcquirer {
 	}
 
 	/**
-	 * Wait for the lock as a queued waiter of its release channel.
-	 * @return the hold, or {@code null} when the wait time ran out
-	 * @throws LockAccessException when Redis failed
-	 * @throws LockInterruptedException when interrupted
+	 * Wait as a queued waiter of the lock's channel; {@code null} when the time ran out.
 	 */
 	private @Nullable LockHold await(Acquisition acquisition) {
 		LockKind kind = acquisition.kind();
