@@ -22,18 +22,15 @@ import io.github.redislock.engine.Acquisition.Attempt;
 /**
  * One attempt at a lock in Redis: its kind's acquire script, with {@code minReplicas} a
  * {@code WAIT} for the replicas on the same connection, and a grant recorded as a hold.
- *
  * <p>
  * A script refused during a cluster slot migration did not run: it counts as refused, to
- * be tried again shortly ({@link SlotMigration}). Any other failure or an interrupt may
- * come after Redis ran the script, and a grant too few replicas acknowledged would be
- * lost in a failover: what Redis may have granted is given back in the background,
- * owner-checked, so that nothing stays locked for a lease.
- *
+ * be tried again shortly ({@link SlotMigration}). After any other failure, an interrupt,
+ * or a grant too few replicas acknowledged (which a failover would lose), what Redis may
+ * have granted is given back in the background, owner-checked, so that nothing stays
+ * locked for a lease.
  * <p>
- * A grant takes the place of any hold of its key here (see {@link LocalLock}'s design
- * note): Redis granted the lock to a new owner, so an earlier hold still counted as held
- * had lost its lease there (Redis lost its data, or the lease ran out before this JVM
+ * A grant replaces any hold of its key here ({@link LocalLock}'s design note): that hold
+ * had lost its lease in Redis (a data loss, or a lease that ran out before this JVM
  * noticed). Left in place, its thread would re-enter a lock held by another; it is marked
  * lost at once, and reported as the watchdog would.
  *
@@ -93,9 +90,8 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * Try once without blocking, for a pending acquisition; a grant becomes a hold no
-	 * thread re-enters. Completes on the Redis client's thread, or exceptionally with
-	 * what {@link #tryOnce} would throw.
+	 * Try once without blocking, for a pending acquisition; completes on the Redis
+	 * client's thread, or exceptionally with what {@link #tryOnce} would throw.
 	 * @param opener opens the engine's connection when it is not open
 	 */
 	CompletionStage<Outcome> tryOnceAsync(Acquisition acquisition, Executor opener) {
@@ -140,8 +136,7 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * Record a grant as the hold of the given thread, or of none for a pending
-	 * acquisition.
+	 * Record a grant as the hold of the given thread, or of none.
 	 * @param sentAt when the acquire script was sent, from which the lease runs
 	 */
 	private LockHold grant(Acquisition acquisition, Attempt attempt, @Nullable Thread thread, long sentAt) {
@@ -201,9 +196,8 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * A refusal when the script did not run for a slot migration.
-	 * @throws LockAccessException otherwise, after what Redis may have granted is given
-	 * back
+	 * A refusal if the script did not run for a slot migration; else a failure, after
+	 * what Redis may have granted is given back.
 	 */
 	private Attempt failed(Acquisition acquisition, Throwable ex) {
 		if (SlotMigration.isMigrating(ex)) {
@@ -229,8 +223,7 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * A hold when Redis granted the lock, otherwise how long the caller may sleep at
-	 * most.
+	 * A hold when Redis granted the lock, else how long the caller may sleep at most.
 	 *
 	 * @param hold the hold, or {@code null} when refused
 	 * @param holderLeftNanos when refused, the holder's lease left
@@ -241,7 +234,7 @@ final class AcquireAttempts {
 	/**
 	 * Take an acquisition that gives up out of its line in Redis, for a kind that queues.
 	 * @param opener opens the connection if it is not open, since that waits for Redis
-	 * @return completes when Redis answered, or when the call failed, which is logged
+	 * @return completes once answered or failed, a failure logged
 	 */
 	CompletionStage<Void> leaveLine(Acquisition acquisition, Executor opener) {
 		String key = acquisition.key();

@@ -32,8 +32,7 @@ record Acquisition(LockKind kind, String key, String owner, long leaseMillis, bo
 
 	/**
 	 * How long a fair queue entry or a writer intent lasts unless its waiter renews it: a
-	 * waiter that dies stops holding others up within this time, not after its whole
-	 * wait.
+	 * waiter that dies stops holding others up within this time, not its whole wait.
 	 */
 	static final long LINE_LEASE_MILLIS = 3000;
 
@@ -49,8 +48,8 @@ record Acquisition(LockKind kind, String key, String owner, long leaseMillis, bo
 	}
 
 	/**
-	 * How long its place in line lasts, in milliseconds, unless the waiter renews it: the
-	 * time it still waits, at most {@value #LINE_LEASE_MILLIS}; 0 when it does not queue.
+	 * How long its place in line lasts unless renewed, in ms: the wait left, at most
+	 * {@value #LINE_LEASE_MILLIS}; 0 when it does not queue.
 	 */
 	long waitLeftMillis() {
 		return this.queues

@@ -5,9 +5,9 @@ import org.jspecify.annotations.Nullable;
 import io.github.redislock.LockLostException;
 
 /**
- * A lock held by one thread of this JVM, shared by that thread's reentrant handles. The
- * hold count changes under the hold's monitor, because an owner thread may re-enter while
- * another thread closes an earlier handle.
+ * A lock held in this JVM, shared by its owner thread's reentrant handles. The count
+ * changes under the hold's monitor: the owner may re-enter while another thread closes an
+ * earlier handle.
  *
  * @author redis-lock
  */

@@ -20,23 +20,16 @@ import io.github.redislock.LockShutdownException;
 import io.github.redislock.engine.AcquireAttempts.Outcome;
 
 /**
- * One acquisition that no thread waits for, as a future that the release message, a local
- * holder's release or a timer completes.
- *
+ * One acquisition that no thread waits for, as a future. Where a thread's wait
+ * ({@link LockAcquirer}) loops and parks, this runs <em>rounds</em> taking the same next
+ * step ({@link LocalLock#sleepBeforeAsking}), then a timer for when the thread would
+ * wake. A signal or the timer calls {@link #wakeUp()}, which schedules a round on the
+ * {@link EngineThreads}, never under the lock's monitor that signals come under; rounds
+ * run one at a time, and a signal during a round calls for one more.
  * <p>
- * Where a thread's wait ({@link LockAcquirer}) loops and parks, this runs <em>rounds</em>
- * taking the same next step ({@link LocalLock#sleepBeforeAsking}): a passed hold, a sleep
- * without a command, or one attempt sent without waiting, then a timer for when the
- * thread would wake. A signal or the timer calls {@link #wakeUp()}, which schedules a
- * round on the {@link EngineThreads}, never under the lock's monitor that signals come
- * under; rounds of one acquisition run one at a time, and a signal during a round calls
- * for one more.
- *
- * <p>
- * It ends once (with a hold, without one, with a failure, or cancelled by the caller):
- * whichever comes first wins {@link #ended}, leaves the channel and, having got nothing,
- * the line in Redis. A grant that comes after the end is released, never dropped. The
- * hold has no owner thread: no thread re-enters it.
+ * It ends once (with a hold, without one, with a failure, or cancelled): whichever comes
+ * first wins {@link #ended}, leaves the channel and, having got nothing, the line in
+ * Redis. A grant that comes after the end is released, never dropped.
  *
  * @author redis-lock
  */
@@ -83,10 +76,7 @@ final class PendingAcquisition {
 		this.result = result;
 	}
 
-	/**
-	 * Make the first attempt, as {@link LockAcquirer} does, and wait if the wait time
-	 * allows.
-	 */
+	/** Make the first attempt, as {@link LockAcquirer} does, then wait if it may. */
 	void start() {
 		LockObserver observer = this.engine.observer();
 		if (observer != null) {
@@ -108,7 +98,7 @@ final class PendingAcquisition {
 	}
 
 	/**
-	 * Send one attempt; end with its grant or failure, or hand a refusal on; then run
+	 * Send one attempt and end with its grant or failure, or hand a refusal on; then run
 	 * {@code after}, on the engine's threads rather than the Redis client's.
 	 */
 	private void attempt(Acquisition attempt, Consumer<Outcome> onRefusal, Runnable after) {
