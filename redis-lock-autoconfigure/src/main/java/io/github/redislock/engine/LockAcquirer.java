@@ -22,46 +22,17 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
  * writer keeping readers out, must hear its wake-up, so it queues only once subscribed.
  * It subscribes before it tries again, so that no release between its last refusal and
  * its sleep goes unheard; leaving without the lock, it leaves its line in Redis at once
- * rather than hold up those behind it until its entry's deadline.
+ * rather than hold up those behind it until its entry's deadline. A record of the parts
+ * it uses, as {@link PendingAcquisitions} is.
  *
  * @author redis-lock
  */
-final class LockAcquirer {
+record LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
+		ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
+		@Nullable LockObserver observer, EngineShutdown shutdown) {
 
 	/** How often a waiter renews its place in line while nothing wakes it sooner. */
 	private static final long LINE_RENEW_NANOS = TimeUnit.MILLISECONDS.toNanos(Acquisition.LINE_LEASE_MILLIS / 3);
-
-	private final LockOptions options;
-
-	private final Acquisition.OwnerTokens tokens;
-
-	private final LockScripts scripts;
-
-	private final LocalLocks locks;
-
-	private final ReleaseSubscriptions subscriptions;
-
-	private final AcquireAttempts attempts;
-
-	private final LockReleaser releaser;
-
-	private final @Nullable LockObserver observer;
-
-	private final EngineShutdown shutdown;
-
-	LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
-			ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
-			@Nullable LockObserver observer, EngineShutdown shutdown) {
-		this.options = options;
-		this.tokens = tokens;
-		this.scripts = scripts;
-		this.locks = locks;
-		this.subscriptions = subscriptions;
-		this.attempts = attempts;
-		this.releaser = releaser;
-		this.observer = observer;
-		this.shutdown = shutdown;
-	}
 
 	/**
 	 * Acquire a lock, waiting up to the wait time.
