@@ -139,13 +139,11 @@ final class EngineParts {
 				releaser, new Revocations(this.scripts, this.locks, watchdog, this.observer),
 				Duration.ofNanos(watchdog.answerDeadlineNanos()));
 		LockAcquirer acquirer = new LockAcquirer(this.options, this.tokens, this.scripts, this.locks,
-				this.subscriptions, attempts, releaser, this.observer, this.shutdown);
-		PendingAcquisitions pending = new PendingAcquisitions(this.options, this.tokens, this.scripts, this.locks,
 				this.subscriptions, attempts, releaser, this.shutdown, this.threads, this.observer);
 		this.threads.execute(this.scripts::prepare);
 		this.threads.repeat(this.subscriptions::sweep, TimeUnit.MILLISECONDS.toNanos(SUBSCRIPTION_LINGER_MILLIS));
-		return new Running(watchdog, acquirer, pending, releaser,
-				new LeaseExtensions(this.scripts, watchdog, this.observer), shutdownParts);
+		return new Running(watchdog, acquirer, releaser, new LeaseExtensions(this.scripts, watchdog, this.observer),
+				shutdownParts);
 	}
 
 	/**
@@ -197,8 +195,8 @@ final class EngineParts {
 	 * The parts of an engine that run once it started: the watchdog, and the paths that
 	 * renew through it.
 	 */
-	record Running(LockWatchdog watchdog, LockAcquirer acquirer, PendingAcquisitions pending, LockReleaser releaser,
-			LeaseExtensions extensions, EngineShutdown.Parts shutdownParts) {
+	record Running(LockWatchdog watchdog, LockAcquirer acquirer, LockReleaser releaser, LeaseExtensions extensions,
+			EngineShutdown.Parts shutdownParts) {
 	}
 
 	/**

@@ -1,35 +1,46 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.lettuce.core.RedisCommandInterruptedException;
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.LockAccessException;
+import io.github.redislock.LockHandle;
 import io.github.redislock.LockInterruptedException;
 import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 import io.github.redislock.engine.AcquireAttempts.Outcome;
 
 /**
- * The blocking acquire path: reentrancy, the kind's rules about the thread's other holds,
- * the first attempt, the wait, and the observer's timing of it all. What a waiter does
- * next is the lock's to decide ({@link LocalLock}), for this driver and
- * {@link PendingAcquisition} alike.
+ * The acquire paths, blocking and not: reentrancy, the kind's rules about the thread's
+ * other holds, the first attempt, the wait, and the observer's timing of it all. A thread
+ * waits in a loop here; a caller that must not block (a reactive one) gets a
+ * {@link PendingAcquisition}, which runs the same steps in rounds, and releases without
+ * waiting. What a waiter does next is the lock's to decide ({@link LocalLock}) for both.
+ *
  * <p>
  * The first attempt takes no place in line: a waiter at the head of a fair queue, or a
  * writer keeping readers out, must hear its wake-up, so it queues only once subscribed.
  * It subscribes before it tries again, so that no release between its last refusal and
  * its sleep goes unheard; leaving without the lock, it leaves its line in Redis at once
- * rather than hold up those behind it until its entry's deadline. A record of the parts
- * it uses, as {@link PendingAcquisitions} is.
+ * rather than hold up those behind it until its entry's deadline.
+ *
+ * <p>
+ * What may wait for Redis on the non-blocking path (opening a connection, reading a
+ * cluster's version), the rounds and timers of pending acquisitions and the completion of
+ * their futures run on the {@link EngineThreads}.
  *
  * @author redis-lock
  */
 record LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScripts scripts, LocalLocks locks,
-		ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser,
-		@Nullable LockObserver observer, EngineShutdown shutdown) {
+		ReleaseSubscriptions subscriptions, AcquireAttempts attempts, LockReleaser releaser, EngineShutdown shutdown,
+		EngineThreads threads, @Nullable LockObserver observer) {
 
 	/** How often a waiter renews its place in line while nothing wakes it sooner. */
 	private static final long LINE_RENEW_NANOS = TimeUnit.MILLISECONDS.toNanos(Acquisition.LINE_LEASE_MILLIS / 3);
@@ -186,6 +197,68 @@ record LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScr
 				this.attempts.leaveLine(acquisition, Runnable::run).toCompletableFuture().join();
 			}
 		}
+	}
+
+	/**
+	 * Acquire a lock without blocking the calling thread, as a
+	 * {@link PendingAcquisition}.
+	 * @param leaseTime a fixed lease, or {@code null} for watchdog renewal
+	 * @param handles makes the handle of a hold
+	 * @return the handle, or {@code null} when the lock stayed held by another owner for
+	 * the whole wait; cancelling it withdraws the acquisition
+	 * @see io.github.redislock.LockEngine#acquireAsync
+	 */
+	CompletableFuture<@Nullable LockHandle> acquireAsync(String key, @Nullable String name, LockKind kind,
+			Duration waitTime, @Nullable Duration leaseTime, Function<LockHold, LockHandle> handles) {
+		try {
+			this.shutdown.check(key);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
+		Acquisition acquisition = Acquisition.of(kind, key, this.tokens.next(), leaseTime, this.options, waitTime,
+				false, "");
+		PendingAcquisition pending = new PendingAcquisition(this, acquisition, !waitTime.isZero(), name, handles,
+				result);
+		this.scripts.ready(this.threads).whenComplete((ignored, ex) -> {
+			if (ex != null) {
+				result.completeExceptionally(new LockAccessException(key, "acquire", ScriptCommands.unwrap(ex)));
+			}
+			else {
+				pending.start();
+			}
+		});
+		return result;
+	}
+
+	/**
+	 * Release one handle of a hold without blocking; the caller is told by the engine's
+	 * own deadline, as by {@link LockReleaser#release}.
+	 */
+	CompletionStage<Void> releaseAsync(LockHold hold) {
+		CompletableFuture<Void> released = this.releaser.releaseAsync(hold).toCompletableFuture();
+		if (released.isDone()) {
+			// Completed on the calling thread: not the last handle, or a lock found lost.
+			return released;
+		}
+		// Completed on the Redis client's thread, which must not run the caller's work.
+		CompletableFuture<Void> result = new CompletableFuture<>();
+		@Nullable ScheduledFuture<?> deadline = this.threads.later(
+				() -> result.completeExceptionally(this.releaser.unanswered(hold)),
+				this.releaser.answerDeadlineNanos());
+		released.whenComplete((ignored, ex) -> this.threads.complete(() -> {
+			if (deadline != null) {
+				deadline.cancel(false);
+			}
+			if (ex != null) {
+				result.completeExceptionally(ScriptCommands.unwrap(ex));
+			}
+			else {
+				result.complete(null);
+			}
+		}));
+		return result;
 	}
 
 	/**

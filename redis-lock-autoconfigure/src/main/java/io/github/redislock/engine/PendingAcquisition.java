@@ -35,7 +35,7 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
  */
 final class PendingAcquisition {
 
-	private final PendingAcquisitions engine;
+	private final LockAcquirer engine;
 
 	private final Acquisition acquisition;
 
@@ -65,7 +65,7 @@ final class PendingAcquisition {
 
 	private @Nullable Object observerContext;
 
-	PendingAcquisition(PendingAcquisitions engine, Acquisition acquisition, boolean waits, @Nullable String name,
+	PendingAcquisition(LockAcquirer engine, Acquisition acquisition, boolean waits, @Nullable String name,
 			Function<LockHold, LockHandle> handles, CompletableFuture<@Nullable LockHandle> result) {
 		this.engine = engine;
 		this.acquisition = acquisition;
@@ -246,7 +246,34 @@ final class PendingAcquisition {
 			GuardedLockObserver.reportAcquireEnded(observer, this.acquisition.key(), this.name, this.observerContext,
 					this.startedAt, hold, failure);
 		}
-		this.engine.complete(this.result, this.handles, hold, failure);
+		complete(hold, failure);
+	}
+
+	/**
+	 * Complete the caller's future on the {@link EngineThreads}, never on the Redis
+	 * client's, where the caller's chained work would hold up every answer. A hold nobody
+	 * will take (the caller cancelled) is released.
+	 */
+	private void complete(@Nullable LockHold hold, @Nullable Throwable failure) {
+		CompletableFuture<@Nullable LockHandle> result = this.result;
+		if (result.isCancelled()) {
+			if (hold != null) {
+				this.engine.releaser().releaseQuietly(hold);
+			}
+			return;
+		}
+		this.engine.threads().complete(() -> {
+			if (failure != null) {
+				result.completeExceptionally(failure);
+			}
+			else if (hold == null) {
+				result.complete(null);
+			}
+			else if (!result.complete(this.handles.apply(hold))) {
+				// Cancelled as it was granted: nobody will release it.
+				this.engine.releaser().releaseQuietly(hold);
+			}
+		});
 	}
 
 	/** Take the waiter out of its channel, if it was queued and nobody did yet. */

@@ -47,7 +47,7 @@ import io.github.redislock.LockShutdownException;
  * {@link #acquireAsync} takes the same path without a thread: its wait is a
  * {@link PendingAcquisition}, queued with the waiting threads and woken by the same
  * release messages and local releases, and its release is sent without waiting
- * ({@link PendingAcquisitions}).
+ * ({@link LockAcquirer#releaseAsync}).
  *
  * <p>
  * {@link #shutdown(Duration)} (and {@link #close()}) refuse new acquisitions, wake the
@@ -178,14 +178,14 @@ public final class RedisLockEngine implements LockEngine {
 	@Override
 	public CompletableFuture<@Nullable LockHandle> acquireAsync(LockRequest request, Duration wait) {
 		Duration leaseTime = (request.leaseTime() != null) ? request.leaseTime() : this.options.leaseTime();
-		PendingAcquisitions pending;
+		LockAcquirer acquirer;
 		try {
-			pending = this.parts.running(request.key()).pending();
+			acquirer = this.parts.running(request.key()).acquirer();
 		}
 		catch (LockShutdownException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return pending.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
+		return acquirer.acquireAsync(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
 				leaseTime, (hold) -> new RedisLockHandle(this.holds, hold));
 	}
 
@@ -276,7 +276,7 @@ public final class RedisLockEngine implements LockEngine {
 
 		@Override
 		public CompletionStage<Void> releaseAsync(LockHold hold) {
-			return RedisLockEngine.this.parts.running(hold.key()).pending().release(hold);
+			return RedisLockEngine.this.parts.running(hold.key()).acquirer().releaseAsync(hold);
 		}
 
 		@Override
