@@ -114,11 +114,9 @@ final class AcquireAttempts {
 		}
 		return sent.handle((attempt, ex) -> {
 			try {
-				if (ex != null) {
-					Attempt refused = failed(acquisition, ScriptCommands.unwrap(ex));
-					return outcome(acquisition, refused, null, sentAt);
-				}
-				return outcome(acquisition, checkReplicas(acquisition, attempt), null, sentAt);
+				Attempt answered = (ex != null) ? failed(acquisition, ScriptCommands.unwrap(ex))
+						: checkReplicas(acquisition, attempt);
+				return outcome(acquisition, answered, null, sentAt);
 			}
 			finally {
 				this.inFlight.decrementAndGet();
@@ -159,12 +157,8 @@ final class AcquireAttempts {
 		this.watchdog.unwatch(lease);
 		if (lease.markLost()) {
 			if (lease.claimLossReport()) {
-				logger.warn(LogMessage.format(
-						"Lost lock '%s' (fencing token %s) while it was held: Redis granted it to another owner, so "
-								+ "its lease had ended there; work done under it is no longer exclusive. Its holder "
-								+ "finds it lost from isHeld() and at release: stop the work, and fence its writes "
-								+ "with the fencing token",
-						hold.key(), hold.fencingToken()));
+				HandOver.warnLost(logger, hold.key(), hold.fencingToken(),
+						"Redis granted it to another owner, so its lease had ended there");
 			}
 			LockObserver observer = this.observer;
 			if (observer != null) {

@@ -226,13 +226,19 @@ final class HandOver {
 		}
 		this.threads.execute(() -> {
 			if (lease.claimLossReport()) {
-				logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done "
-						+ "under it is no longer exclusive. Its holder finds it lost from isHeld() and at release: "
-						+ "stop the work, and fence its writes with the fencing token", lease.key(),
-						lease.fencingToken(), reason));
+				warnLost(logger, lease.key(), lease.fencingToken(), reason);
 			}
 			this.events.lost(lease);
 		});
+	}
+
+	/**
+	 * Tell the operator that a lock was lost while held, and what its holder should do.
+	 */
+	static void warnLost(Log logger, String key, long fencingToken, String reason) {
+		logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under it is "
+				+ "no longer exclusive. Its holder finds it lost from isHeld() and at release: stop the work, and "
+				+ "fence its writes with the fencing token", key, fencingToken, reason));
 	}
 
 }

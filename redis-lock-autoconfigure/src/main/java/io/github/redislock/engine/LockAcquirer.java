@@ -200,12 +200,9 @@ record LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScr
 	}
 
 	/**
-	 * Acquire a lock without blocking the calling thread, as a
-	 * {@link PendingAcquisition}.
-	 * @param leaseTime a fixed lease, or {@code null} for watchdog renewal
-	 * @param handles makes the handle of a hold
-	 * @return the handle, or {@code null} when the lock stayed held by another owner for
-	 * the whole wait; cancelling it withdraws the acquisition
+	 * Acquire a lock without blocking, as a {@link PendingAcquisition}.
+	 * @return the handle ({@code handles} makes it), or {@code null} when the wait ran
+	 * out; cancelling it withdraws the acquisition
 	 * @see io.github.redislock.LockEngine#acquireAsync
 	 */
 	CompletableFuture<@Nullable LockHandle> acquireAsync(String key, @Nullable String name, LockKind kind,
@@ -262,9 +259,8 @@ record LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScr
 	}
 
 	/**
-	 * How long a waiter sleeps: at least a millisecond and, for a kind that queues, no
-	 * longer than its place in line lasts unrenewed. Shared with
-	 * {@link PendingAcquisition}.
+	 * How long a waiter sleeps, for both drivers: at least a millisecond and, for a kind
+	 * that queues, no longer than its place in line lasts unrenewed.
 	 */
 	static long sleepNanos(LockKind kind, long sleepNanos) {
 		long nanos = kind.queues() ? Math.min(sleepNanos, LINE_RENEW_NANOS) : sleepNanos;
