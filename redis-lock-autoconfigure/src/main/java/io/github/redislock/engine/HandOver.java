@@ -60,7 +60,8 @@ import org.springframework.core.log.LogMessage;
  *
  * @author redis-lock
  */
-final class HandOver {
+record HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, LeaseEvents events,
+		EngineThreads threads) {
 
 	private static final Log logger = LogFactory.getLog(HandOver.class);
 
@@ -68,24 +69,6 @@ final class HandOver {
 	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
 	private static final CompletableFuture<Boolean> NOT_PASSED = CompletableFuture.completedFuture(false);
-
-	private final LockScripts scripts;
-
-	private final LocalLocks locks;
-
-	private final LockWatchdog watchdog;
-
-	private final LeaseEvents events;
-
-	private final EngineThreads threads;
-
-	HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, LeaseEvents events, EngineThreads threads) {
-		this.scripts = scripts;
-		this.locks = locks;
-		this.watchdog = watchdog;
-		this.events = events;
-		this.threads = threads;
-	}
 
 	/**
 	 * Pass the released hold's grant to the first waiter of this JVM, as the design note
