@@ -17,8 +17,7 @@ import io.github.redislock.LockOptions;
  * @param key the lock name
  * @param owner the owner token the acquisition asks under
  * @param leaseMillis the lease it asks for
- * @param renewed whether the watchdog renews the lease, rather than let a fixed one run
- * out
+ * @param renewed whether the watchdog renews the lease
  * @param reentrant whether the lock belongs to the calling thread, which may re-enter it
  * @param deadlineNanos when the wait ends, as {@link System#nanoTime()}
  * @param covering the owner token of the write lock the thread holds, which lets a read

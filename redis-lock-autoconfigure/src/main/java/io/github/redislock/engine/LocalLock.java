@@ -12,45 +12,44 @@ import org.jspecify.annotations.Nullable;
 /**
  * Everything this JVM knows of one lock: its holds, its waiters in arrival order, whether
  * it yields the lock to other JVMs, and its release channel's subscription. One per
- * release channel, so one per Redis lock state: exclusive and fair locks of a name share
- * it, as they share their key; both sides of a read/write lock share another.
+ * release channel, so one per Redis lock state (exclusive and fair locks of a name share
+ * one, as they share their key).
  *
  * <h2>Design notes</h2>
  *
  * These rules keep a lock's promises within this JVM, as Redis keeps them between JVMs;
  * the fast path adds its own (see {@link HandOver}'s design note).
  * <ul>
- * <li><b>A hold is replaced only by what follows it.</b> A grant from Redis takes the
- * place of any earlier hold of its {@link LockHold.Key} (Redis says that grant ended); a
- * hold passed from another thread only if the hold it follows is still in place
- * ({@link #passTo}); a release removes its own hold only. So a late pass never replaces a
- * newer grant, and a late release never removes one.</li>
+ * <li><b>A hold is replaced only by what follows it.</b> A grant from Redis replaces any
+ * earlier hold of its {@link LockHold.Key} (Redis says that grant ended); a hold passed
+ * from another thread only while the hold it follows is in place ({@link #passTo}); a
+ * release removes its own hold only. So a late pass or release never undoes a newer
+ * grant.</li>
  * <li><b>One wake-up per release.</b> A release signals the first waiter not yet
  * signalled, whose own release wakes the next. A waiter that leaves with a signal it did
- * not use (timed out, interrupted, or won by its own try) passes it on, so no release is
- * swallowed. A fair lock's release names the waiter next in its queue, and a read/write
- * lock's wakes every waiter, as readers may get in together
- * ({@link ReleaseSubscriptions.WakeUp}; {@code FairLockTests}).</li>
+ * not use passes it on, so no release is swallowed. A fair lock's release names the
+ * waiter next in its queue, a read/write lock's wakes every waiter, as readers may get in
+ * together ({@link ReleaseSubscriptions.WakeUp}; {@code FairLockTests}).</li>
  * <li><b>No barging within a JVM.</b> For kinds whose waiters take no place in line in
  * Redis ({@link Waiter#isOrderedHere()}), a thread that may wait while another of this
- * JVM holds or waits for the lock queues behind them without asking Redis, and a queued
- * waiter asks only when first or woken ({@link #sleepBeforeAsking}): the thread that just
+ * JVM holds or waits for the lock queues behind them without asking Redis, and a waiter
+ * asks only when first or woken ({@link #sleepBeforeAsking}): the thread that just
  * released would otherwise win nearly every race against the waiter it woke. An attempt
  * without a wait time still asks, as {@code tryLock()} barges even into a fair
  * {@link java.util.concurrent.locks.ReentrantLock} ({@code LockBargingTests}).</li>
- * <li><b>A turn is never lost.</b> The first waiter in line that leaves without the lock
- * passes its turn to the next, which then asks Redis.</li>
+ * <li><b>A turn is never lost.</b> The first waiter that leaves without the lock passes
+ * its turn to the next, which then asks Redis.</li>
  * <li><b>Other JVMs get their turn.</b> A thread that releases and at once asks again
- * would nearly always beat a waiter of another JVM, which must first receive the release
- * message. So a release made while another JVM waited (the acquire script flags a grant
- * that refused a thread of another JVM, and the release script reports the flag) makes
- * this JVM leave the lock alone until a release by another JVM arrives, or for a bounded
- * time ({@link #yieldFor}; {@code LockHandOverTests}, {@code LockScriptsTests}).</li>
+ * would nearly always beat a waiter of another JVM, which must first hear the release. So
+ * a release that the release script reports was made while another JVM waited (the
+ * acquire script flagged it) makes this JVM leave the lock alone until another JVM's
+ * release arrives, or for a bounded time ({@link #yieldFor}; {@code LockHandOverTests},
+ * {@code LockScriptsTests}).</li>
  * </ul>
  * This monitor guards the holds, the queue and the counts; no Redis command is sent and
  * no waiter's callback but its wake-up runs under it. {@link LocalLocks} drops the entry
- * at the last release when nothing else needs it ({@link #isUnused}), and the periodic
- * sweep once its channel is unsubscribed and its yield ended.
+ * at the last release when nothing needs it ({@link #isUnused}), and the periodic sweep
+ * once its channel is unsubscribed and its yield ended.
  *
  * @author redis-lock
  */
