@@ -213,20 +213,19 @@ record LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScr
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
 		Acquisition acquisition = Acquisition.of(kind, key, this.tokens.next(), leaseTime, this.options, waitTime,
 				false, "");
-		PendingAcquisition pending = new PendingAcquisition(this, acquisition, !waitTime.isZero(), name, handles,
-				result);
+		PendingAcquisition pending = new PendingAcquisition(this, acquisition, !waitTime.isZero(), name, handles);
 		this.scripts.ready(this.threads).whenComplete((ignored, ex) -> {
 			if (ex != null) {
-				result.completeExceptionally(new LockAccessException(key, "acquire", ScriptCommands.unwrap(ex)));
+				pending.result()
+					.completeExceptionally(new LockAccessException(key, "acquire", ScriptCommands.unwrap(ex)));
 			}
 			else {
 				pending.start();
 			}
 		});
-		return result;
+		return pending.result();
 	}
 
 	/**

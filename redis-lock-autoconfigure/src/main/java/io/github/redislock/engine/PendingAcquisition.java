@@ -43,7 +43,7 @@ final class PendingAcquisition {
 
 	private final boolean waits;
 
-	private final CompletableFuture<@Nullable LockHandle> result;
+	private final CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
 
 	private final Function<LockHold, LockHandle> handles;
 
@@ -66,14 +66,18 @@ final class PendingAcquisition {
 	private @Nullable Object observerContext;
 
 	PendingAcquisition(LockAcquirer engine, Acquisition acquisition, boolean waits, @Nullable String name,
-			Function<LockHold, LockHandle> handles, CompletableFuture<@Nullable LockHandle> result) {
+			Function<LockHold, LockHandle> handles) {
 		this.engine = engine;
 		this.acquisition = acquisition;
 		this.channel = engine.locks().channel(acquisition.kind(), acquisition.key());
 		this.waits = waits;
 		this.name = name;
 		this.handles = handles;
-		this.result = result;
+	}
+
+	/** The caller's future; cancelling it withdraws the acquisition. */
+	CompletableFuture<@Nullable LockHandle> result() {
+		return this.result;
 	}
 
 	/** Make the first attempt, as {@link LockAcquirer} does, then wait if it may. */
@@ -228,7 +232,10 @@ final class PendingAcquisition {
 		}
 	}
 
-	/** End the acquisition, once; a hold that comes after the end is released. */
+	/**
+	 * End the acquisition, once, completing the caller's future; a hold that comes after
+	 * the end, or that a caller who cancelled will not take, is released.
+	 */
 	private void end(@Nullable LockHold hold, @Nullable Throwable failure) {
 		if (!this.ended.compareAndSet(false, true)) {
 			if (hold != null) {
@@ -246,30 +253,22 @@ final class PendingAcquisition {
 			GuardedLockObserver.reportAcquireEnded(observer, this.acquisition.key(), this.name, this.observerContext,
 					this.startedAt, hold, failure);
 		}
-		complete(hold, failure);
-	}
-
-	/**
-	 * Complete the caller's future on the {@link EngineThreads}, never on the Redis
-	 * client's, where the caller's chained work would hold up every answer. A hold nobody
-	 * will take (the caller cancelled) is released.
-	 */
-	private void complete(@Nullable LockHold hold, @Nullable Throwable failure) {
-		CompletableFuture<@Nullable LockHandle> result = this.result;
-		if (result.isCancelled()) {
+		if (this.result.isCancelled()) {
 			if (hold != null) {
 				this.engine.releaser().releaseQuietly(hold);
 			}
 			return;
 		}
+		// On the engine's threads: the caller's chained work would hold up the Redis
+		// client.
 		this.engine.threads().complete(() -> {
 			if (failure != null) {
-				result.completeExceptionally(failure);
+				this.result.completeExceptionally(failure);
 			}
 			else if (hold == null) {
-				result.complete(null);
+				this.result.complete(null);
 			}
-			else if (!result.complete(this.handles.apply(hold))) {
+			else if (!this.result.complete(this.handles.apply(hold))) {
 				// Cancelled as it was granted: nobody will release it.
 				this.engine.releaser().releaseQuietly(hold);
 			}
