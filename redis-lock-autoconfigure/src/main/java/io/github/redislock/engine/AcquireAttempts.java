@@ -22,12 +22,14 @@ import io.github.redislock.engine.Acquisition.Attempt;
 /**
  * One attempt at a lock in Redis: its kind's acquire script, with {@code minReplicas} a
  * {@code WAIT} for the replicas on the same connection, and a grant recorded as a hold.
+ *
  * <p>
  * A script refused during a cluster slot migration did not run: it counts as refused, to
  * be tried again shortly ({@link SlotMigration}). After any other failure, an interrupt,
  * or a grant too few replicas acknowledged (which a failover would lose), what Redis may
  * have granted is given back in the background, owner-checked, so that nothing stays
  * locked for a lease.
+ *
  * <p>
  * A grant replaces any hold of its key here ({@link LocalLock}'s design note): that hold
  * had lost its lease in Redis (a data loss, or a lease that ran out before this JVM
@@ -52,7 +54,6 @@ final class AcquireAttempts {
 
 	private final BackgroundReleases backgroundReleases;
 
-	/** Attempts sent whose answer has not been recorded yet. */
 	private final AtomicInteger inFlight = new AtomicInteger();
 
 	AcquireAttempts(LockOptions options, LockScripts scripts, LocalLocks locks, LockWatchdog watchdog,

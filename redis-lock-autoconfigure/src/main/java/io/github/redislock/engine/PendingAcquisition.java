@@ -26,6 +26,7 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
  * wake. A signal or the timer calls {@link #wakeUp()}, which schedules a round on the
  * {@link EngineThreads}, never under the lock's monitor that signals come under; rounds
  * run one at a time, and a signal during a round calls for one more.
+ *
  * <p>
  * It ends once (with a hold, without one, with a failure, or cancelled): whichever comes
  * first wins {@link #ended}, leaves the channel and, having got nothing, the line in
