@@ -50,8 +50,7 @@ final class Waiter {
 	}
 
 	/**
-	 * A waiter without a thread, for a pending acquisition.
-	 * @param wakeUp schedules the acquisition's next round, without waiting for it
+	 * A waiter without a thread, whose wake-up schedules a pending acquisition's round.
 	 */
 	static Waiter pending(Acquisition acquisition, Runnable wakeUp) {
 		return new Waiter(null, wakeUp, acquisition);
@@ -84,10 +83,7 @@ final class Waiter {
 		return this.acquisition.owner();
 	}
 
-	/**
-	 * Whether it takes its turn in this JVM's arrival order: its kind's waiters take no
-	 * place in line in Redis ({@link LocalLock}).
-	 */
+	/** Whether it takes its turn in this JVM's order ({@link LocalLock}). */
 	boolean isOrderedHere() {
 		return !this.acquisition.kind().queues();
 	}
@@ -98,9 +94,7 @@ final class Waiter {
 	}
 
 	/**
-	 * Start a pending acquisition's round: awake, the signal used up (one that comes
-	 * later calls for another round).
-	 * @return whether it was signalled
+	 * Start a pending acquisition's round, using up the signal: whether it was signalled.
 	 */
 	boolean startRound() {
 		this.sleeping = false;
