@@ -21,26 +21,21 @@ import io.github.redislock.engine.Acquisition.Attempt;
 import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
 /**
- * One attempt at a lock in Redis, by the calling thread: its kind's acquire script, then
- * with {@code minReplicas} a {@code WAIT} for the replicas on the same connection, and a
- * grant recorded as the thread's hold.
+ * One attempt at a lock in Redis: its kind's acquire script, with {@code minReplicas} a
+ * {@code WAIT} for the replicas on the same connection, and a grant recorded as a hold.
  *
  * <p>
- * Failures: a script refused during a cluster slot migration did not run, and counts as
- * refused, to be tried again by a waiter shortly ({@link SlotMigration}). Any other
- * failure, and an interrupt, may come after Redis ran the script: what it may have
- * granted is given back in the background, owner-checked, so that nothing stays locked
- * for a lease. So is a grant too few replicas acknowledged, which a failover would lose.
+ * A script refused during a cluster slot migration did not run: it counts as refused, to
+ * be tried again shortly ({@link SlotMigration}). After any other failure, an interrupt,
+ * or a grant too few replicas acknowledged (which a failover would lose), what Redis may
+ * have granted is given back in the background, owner-checked, so that nothing stays
+ * locked for a lease.
  *
  * <p>
- * Grants: a grant is recorded as the hold of the thread that asked, or of none for a
- * pending acquisition (whose grant the Redis client's thread records): its lease, its
- * hold in {@link LocalLocks}, and its renewal by the watchdog. It takes the place of any
- * hold of the same key: Redis granted the lock to this new owner, so an earlier hold in
- * that place, still counted as held here, had lost its lease in Redis (Redis lost its
- * data, or the lease ran out before this JVM noticed). Left in place, its thread would
- * re-enter a lock held by another; it is marked lost at once, and reported as the
- * watchdog would.
+ * A grant replaces any hold of its key here ({@link LocalLock}'s design note): that hold
+ * had lost its lease in Redis (a data loss, or a lease that ran out before this JVM
+ * noticed). Left in place, its thread would re-enter a lock held by another; it is marked
+ * lost at once, and reported as the watchdog would.
  *
  * @author redis-lock
  */
@@ -60,7 +55,6 @@ final class AcquireAttempts {
 
 	private final BackgroundReleases backgroundReleases;
 
-	/** Attempts sent whose answer has not been recorded yet. */
 	private final AtomicInteger inFlight = new AtomicInteger();
 
 	AcquireAttempts(LockOptions options, LockScripts scripts, LocalLocks locks, LockWatchdog watchdog,
@@ -74,7 +68,7 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * Try once; a grant becomes the calling thread's hold.
+	 * Try once from the calling thread; a grant becomes its hold.
 	 * @throws LockAccessException when Redis failed
 	 * @throws LockInterruptedException when interrupted while Redis ran the script
 	 * @throws LockNotReplicatedException when too few replicas acknowledged the grant
@@ -91,20 +85,15 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * Number of attempts sent whose answer has not been recorded yet: a shutdown waits
-	 * for them, since a grant they bring must be released too.
+	 * Attempts not answered yet: a shutdown waits for them, to release what they bring.
 	 */
 	int inFlight() {
 		return this.inFlight.get();
 	}
 
 	/**
-	 * Try once without blocking the calling thread, for a pending acquisition: the script
-	 * and a {@code WAIT} for the replicas are sent without waiting, and a grant becomes a
-	 * hold no thread re-enters. The outcome completes on the Redis client's thread, or
-	 * exceptionally with the {@link LockAccessException} or
-	 * {@link LockNotReplicatedException} that {@link #tryOnce} would throw; what Redis
-	 * may have granted is then given back in the background as there.
+	 * Try once without blocking, for a pending acquisition; completes on the Redis
+	 * client's thread, or exceptionally with what {@link #tryOnce} would throw.
 	 * @param opener opens the engine's connection when it is not open
 	 */
 	CompletionStage<Outcome> tryOnceAsync(Acquisition acquisition, Executor opener) {
@@ -117,7 +106,6 @@ final class AcquireAttempts {
 			sent = this.scripts.executeAsync(acquisition.kind().acquireCall(this.scripts, acquisition), opener)
 				.thenApply(Attempt::of);
 			if (replicas > 0) {
-				// On the same connection, after the grant, as acquireReplicated does.
 				sent = sent.thenCompose((attempt) -> !attempt.granted() ? CompletableFuture.completedFuture(attempt)
 						: this.scripts.awaitReplicasAsync(key, replicas, this.options.replicationTimeout().toMillis())
 							.thenApply(attempt::acknowledgedBy));
@@ -128,11 +116,9 @@ final class AcquireAttempts {
 		}
 		return sent.handle((attempt, ex) -> {
 			try {
-				if (ex != null) {
-					Attempt refused = failed(acquisition, ScriptCommands.unwrap(ex));
-					return outcome(acquisition, refused, null, sentAt);
-				}
-				return outcome(acquisition, checkReplicas(acquisition, attempt), null, sentAt);
+				Attempt answered = (ex != null) ? failed(acquisition, ScriptCommands.unwrap(ex))
+						: checkReplicas(acquisition, attempt);
+				return outcome(acquisition, answered, null, sentAt);
 			}
 			finally {
 				this.inFlight.decrementAndGet();
@@ -150,9 +136,7 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * Record a grant as the hold of the given thread.
-	 * @param thread the thread that may re-enter the hold when the acquisition is
-	 * reentrant; {@code null} for a pending acquisition, which has none
+	 * Record a grant as the hold of the given thread, or of none.
 	 * @param sentAt when the acquire script was sent, from which the lease runs
 	 */
 	private LockHold grant(Acquisition acquisition, Attempt attempt, @Nullable Thread thread, long sentAt) {
@@ -175,12 +159,8 @@ final class AcquireAttempts {
 		this.watchdog.unwatch(lease);
 		if (lease.markLost()) {
 			if (lease.claimLossReport()) {
-				logger.warn(LogMessage.format(
-						"Lost lock '%s' (fencing token %s) while it was held: Redis granted it to another owner, so "
-								+ "its lease had ended there; work done under it is no longer exclusive. Its holder "
-								+ "finds it lost from isHeld() and at release: stop the work, and fence its writes "
-								+ "with the fencing token",
-						hold.key(), hold.fencingToken()));
+				HandOver.warnLost(logger, hold.key(), hold.fencingToken(),
+						"Redis granted it to another owner, so its lease had ended there");
 			}
 			LockObserver observer = this.observer;
 			if (observer != null) {
@@ -212,27 +192,20 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * What a failed attempt means: refused, to be tried again shortly, when the script
-	 * did not run for a slot migration; otherwise a failure, after what Redis may have
-	 * granted is given back.
-	 * @throws LockAccessException unless the slot was migrating
+	 * A refusal if the script did not run for a slot migration; else a failure, after
+	 * what Redis may have granted is given back.
 	 */
 	private Attempt failed(Acquisition acquisition, Throwable ex) {
 		if (SlotMigration.isMigrating(ex)) {
-			// The script did not run: not granted, and a waiter tries again shortly.
 			return Attempt.heldFor(SlotMigration.RETRY_MILLIS);
 		}
 		giveBack(acquisition);
 		throw new LockAccessException(acquisition.key(), "acquire", ex);
 	}
 
-	/**
-	 * Give back a grant too few replicas acknowledged, which a failover would lose.
-	 * @throws LockNotReplicatedException when they were too few
-	 */
+	/** Give back a grant too few replicas acknowledged, and throw. */
 	private Attempt checkReplicas(Acquisition acquisition, Attempt attempt) {
 		if (attempt.granted() && attempt.replicas() < this.options.minReplicas()) {
-			// Lost for good if the primary failed now: give it back rather than hold it.
 			giveBack(acquisition);
 			throw new LockNotReplicatedException(acquisition.key(), attempt.replicas(), this.options.minReplicas(),
 					this.options.replicationTimeout());
@@ -246,20 +219,18 @@ final class AcquireAttempts {
 	}
 
 	/**
-	 * A hold when Redis granted the lock, otherwise how long its holder's lease has left.
+	 * A hold when Redis granted the lock, else how long the caller may sleep at most.
 	 *
-	 * @param hold the calling thread's hold, or {@code null} when refused
-	 * @param holderLeftNanos when refused, how long the caller may sleep at most
+	 * @param hold the hold, or {@code null} when refused
+	 * @param holderLeftNanos when refused, the holder's lease left
 	 */
 	record Outcome(@Nullable LockHold hold, long holderLeftNanos) {
 	}
 
 	/**
-	 * Take an acquisition that gives up out of its line in Redis at once, rather than let
-	 * those behind it wait for its entry's deadline; for a kind that queues.
+	 * Take an acquisition that gives up out of its line in Redis, for a kind that queues.
 	 * @param opener opens the connection if it is not open, since that waits for Redis
-	 * @return completes when Redis answered, or when the call failed, which is logged:
-	 * the entry then ends with its wait time
+	 * @return completes once answered or failed, a failure logged
 	 */
 	CompletionStage<Void> leaveLine(Acquisition acquisition, Executor opener) {
 		String key = acquisition.key();

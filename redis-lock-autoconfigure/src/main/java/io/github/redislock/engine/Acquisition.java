@@ -1,20 +1,23 @@
 package io.github.redislock.engine;
 
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
+import io.github.redislock.LockOptions;
+
 /**
- * What one acquisition asks for; the owner token is its own ({@link OwnerTokens}), and
- * what Redis answered one attempt at it ({@link Attempt}).
+ * What one acquisition asks for, under an owner token of its own ({@link OwnerTokens}).
  *
  * @param kind the kind of lock
  * @param key the lock name
  * @param owner the owner token the acquisition asks under
  * @param leaseMillis the lease it asks for
- * @param renewed whether the watchdog renews the lease, rather than let a fixed one run
- * out
+ * @param renewed whether the watchdog renews the lease
  * @param reentrant whether the lock belongs to the calling thread, which may re-enter it
  * @param deadlineNanos when the wait ends, as {@link System#nanoTime()}
  * @param covering the owner token of the write lock the thread holds, which lets a read
@@ -28,14 +31,24 @@ record Acquisition(LockKind kind, String key, String owner, long leaseMillis, bo
 
 	/**
 	 * How long a fair queue entry or a writer intent lasts unless its waiter renews it: a
-	 * waiter that dies stops holding others up within this time, not after its whole
-	 * wait.
+	 * waiter that dies stops holding others up within this time, not its whole wait.
 	 */
 	static final long LINE_LEASE_MILLIS = 3000;
 
 	/**
-	 * How long its place in line lasts, in milliseconds, unless the waiter renews it: the
-	 * time it still waits, at most {@value #LINE_LEASE_MILLIS}; 0 when it does not queue.
+	 * An acquisition that may queue, waiting up to the given time.
+	 * @param leaseTime a fixed lease, or {@code null} for a lease the watchdog renews
+	 */
+	static Acquisition of(LockKind kind, String key, String owner, @Nullable Duration leaseTime, LockOptions options,
+			Duration waitTime, boolean reentrant, String covering) {
+		long leaseMillis = LockLease.millis((leaseTime != null) ? leaseTime : options.watchdogLease());
+		return new Acquisition(kind, key, owner, leaseMillis, leaseTime == null, reentrant,
+				System.nanoTime() + LockLease.nanos(waitTime), covering, true);
+	}
+
+	/**
+	 * How long its place in line lasts unless renewed, in ms: the wait left, at most
+	 * {@value #LINE_LEASE_MILLIS}; 0 when it does not queue.
 	 */
 	long waitLeftMillis() {
 		return this.queues
@@ -49,8 +62,8 @@ record Acquisition(LockKind kind, String key, String owner, long leaseMillis, bo
 	}
 
 	/**
-	 * Outcome of one acquire script, of any lock kind: each replies {@code {1, token}} or
-	 * the bare token when granted, and {@code {0, ms}} when not.
+	 * What Redis answered one attempt, of any lock kind: each acquire script replies
+	 * {@code {1, token}} or the bare token when granted, and {@code {0, ms}} when not.
 	 *
 	 * @param granted whether the lock was granted
 	 * @param fencingToken the token of the grant, when granted
@@ -60,7 +73,6 @@ record Acquisition(LockKind kind, String key, String owner, long leaseMillis, bo
 	 */
 	record Attempt(boolean granted, long fencingToken, long holderLeaseMillis, long replicas) {
 
-		/** The attempt an acquire script's reply tells. */
 		static Attempt of(List<?> reply) {
 			if (reply.size() == 1) {
 				return granted(((Number) reply.get(0)).longValue());
@@ -84,9 +96,9 @@ record Acquisition(LockKind kind, String key, String owner, long leaseMillis, bo
 	}
 
 	/**
-	 * Owner tokens that are unique per acquisition: a random instance id, fixed for the
-	 * life of the engine, and a sequence number. A thread id would not do: two JVMs have
-	 * threads with the same id, and one thread acquires many times.
+	 * Owner tokens unique per acquisition: a random instance id, fixed for the life of
+	 * the engine, and a sequence number. A thread id would not do: two JVMs have threads
+	 * with the same id, and one thread acquires many times.
 	 */
 	static final class OwnerTokens {
 

@@ -113,16 +113,12 @@ final class EngineParts implements LockDiagnostics {
 				this.backgroundReleases);
 		EngineShutdown.Parts shutdownParts = new EngineShutdown.Parts(this.locks, this.subscriptions, attempts,
 				releaser, this.scripts, watchdog, this.observer);
-		LockWaiting waiting = new LockWaiting(this.scripts, this.locks, this.subscriptions, attempts, releaser,
-				this.shutdown);
-		LockAcquirer acquirer = new LockAcquirer(this.options, this.tokens, this.scripts, this.locks, attempts, waiting,
-				this.observer, this.shutdown);
-		PendingAcquisitions pending = new PendingAcquisitions(this.options, this.tokens, this.scripts, this.locks,
+		LockAcquirer acquirer = new LockAcquirer(this.options, this.tokens, this.scripts, this.locks,
 				this.subscriptions, attempts, releaser, this.shutdown, this.threads, this.observer);
 		this.threads.execute(this.scripts::prepare);
 		this.threads.repeat(this.subscriptions::sweep, TimeUnit.MILLISECONDS.toNanos(SUBSCRIPTION_LINGER_MILLIS));
-		return new Running(watchdog, acquirer, pending, releaser,
-				new LeaseExtensions(this.scripts, watchdog, this.observer), shutdownParts);
+		return new Running(watchdog, acquirer, releaser, new LeaseExtensions(this.scripts, watchdog, this.observer),
+				shutdownParts);
 	}
 
 	/** Keep the engine from starting; return the running parts, if it started. */
@@ -154,9 +150,12 @@ final class EngineParts implements LockDiagnostics {
 		return this.threads;
 	}
 
-	/** The parts of an engine that run once it started, which its handles call. */
-	record Running(LockWatchdog watchdog, LockAcquirer acquirer, PendingAcquisitions pending, LockReleaser releaser,
-			LeaseExtensions extensions, EngineShutdown.Parts shutdownParts) {
+	/**
+	 * The parts of an engine that run once it started: the watchdog, and the paths that
+	 * renew through it.
+	 */
+	record Running(LockWatchdog watchdog, LockAcquirer acquirer, LockReleaser releaser, LeaseExtensions extensions,
+			EngineShutdown.Parts shutdownParts) {
 	}
 
 	@Override

@@ -6,29 +6,23 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What Redis last confirmed of one renewed grant that may pass between the threads of
- * this JVM ({@link HandOver}): when the last check that found it held was sent, the
- * server's clock at that check, whether a thread of another JVM waits, and the greatest
- * fencing token given to a holder under the grant. Guarded by its own monitor; no Redis
- * command is sent under it.
+ * this JVM ({@link HandOver}, whose design note states the rules), and the checks on
+ * their way. Guarded by its own monitor; no Redis command is sent under it.
  *
  * @author redis-lock
  */
 final class GrantCheck {
 
-	/**
-	 * How long after a check was sent that found the grant held the grant may still pass
-	 * to another thread without asking again.
-	 */
+	/** How long after a check that found the grant held was sent the grant may pass. */
 	static final long WINDOW_NANOS = 5_000_000;
 
-	/** When a check should be on its way, so that a pass on a live grant never waits. */
+	/** When the next check should be on its way, so that a pass never waits for one. */
 	private static final long ASK_AHEAD_NANOS = WINDOW_NANOS / 2;
 
 	/**
 	 * How many more times the grant passes once a check found a thread of another JVM
-	 * waiting: a few, so that the lock does not change JVM at every hold (two round trips
-	 * and a wake-up each), and few enough that the other JVM waits for a bounded number
-	 * of holds.
+	 * waiting: enough that the lock does not change JVM at every hold (two round trips
+	 * and a wake-up each), few enough that the other JVM waits a bounded number of holds.
 	 */
 	static final int PASSES_WHILE_OTHERS_WAIT = 16;
 
@@ -49,10 +43,7 @@ final class GrantCheck {
 
 	private long inFlightSentAt;
 
-	/**
-	 * A check to send as soon as the one in flight answers, for those who need a later
-	 * one.
-	 */
+	/** A check to send once the one in flight answers, for those who need a later one. */
 	private @Nullable CompletableFuture<Boolean> queued;
 
 	GrantCheck(long grantToken) {
@@ -61,8 +52,7 @@ final class GrantCheck {
 
 	/**
 	 * The fencing token of the next holder under the grant, or 0 when the grant may not
-	 * pass now: no check found it held within the window, a thread of another JVM waits,
-	 * or the next token would not stay below the server's clock at the last check.
+	 * pass now ({@link #isFresh}).
 	 */
 	synchronized long nextToken(long now) {
 		if (!isFresh(now)) {
@@ -77,7 +67,7 @@ final class GrantCheck {
 	/**
 	 * Whether the grant may pass now: a check found it held within the window, the next
 	 * token stays below the server's clock at that check, and, when a thread of another
-	 * JVM waits, the grant has not passed {@link #PASSES_WHILE_OTHERS_WAIT} times since.
+	 * JVM waits, the grant has not yet passed {@link #PASSES_WHILE_OTHERS_WAIT} times.
 	 */
 	synchronized boolean isFresh(long now) {
 		return this.checkedAt != 0 && now - this.checkedAt <= WINDOW_NANOS && this.lastToken + 1 < this.serverMicros
@@ -89,10 +79,7 @@ final class GrantCheck {
 		return this.othersWait && this.passesSinceOthersWait >= PASSES_WHILE_OTHERS_WAIT;
 	}
 
-	/**
-	 * Whether a new check should be sent now: the last one is older than half the window
-	 * and none has been sent since.
-	 */
+	/** Whether a check should be sent now: none sent within half the window. */
 	synchronized boolean shouldAskAhead(long now) {
 		if (yieldsToOthers()) {
 			return false;
@@ -102,39 +89,37 @@ final class GrantCheck {
 	}
 
 	/**
-	 * A check sent at or after the given time that is on its way, or {@code null}; the
-	 * caller then sends one and records it with {@link #sent}.
+	 * A check sent at or after {@code since}, else the one queued to go when the check in
+	 * flight answers: holders that need a later check share it, so that a line of holders
+	 * passing the lock costs one check per round trip rather than one per holder. When no
+	 * check is in flight, {@code fresh} is recorded as sent and {@code null} returned:
+	 * the caller sends it.
 	 */
-	synchronized @Nullable CompletableFuture<Boolean> inFlightSince(long since) {
-		CompletableFuture<Boolean> check = this.inFlight;
-		return (check != null && this.inFlightSentAt - since >= 0) ? check : null;
-	}
-
-	synchronized void sent(CompletableFuture<Boolean> check, long sentAt) {
-		this.inFlight = check;
+	synchronized @Nullable CompletableFuture<Boolean> joinOrSend(long since, CompletableFuture<Boolean> fresh,
+			long sentAt) {
+		CompletableFuture<Boolean> inFlight = this.inFlight;
+		if (inFlight != null && this.inFlightSentAt - since >= 0) {
+			return inFlight;
+		}
+		if (inFlight != null && !inFlight.isDone()) {
+			if (this.queued == null) {
+				this.queued = new CompletableFuture<>();
+			}
+			return this.queued;
+		}
+		this.inFlight = fresh;
 		this.inFlightSentAt = sentAt;
+		return null;
 	}
 
-	/**
-	 * The check to send once the one in flight answers, made now if none is queued yet;
-	 * {@code null} when no check is in flight, and the caller sends one at once. Holders
-	 * that need a check sent after their release began share it, so that a line of
-	 * holders passing the lock costs one check per round trip rather than one per holder.
-	 */
-	synchronized @Nullable CompletableFuture<Boolean> queueBehindInFlight() {
-		if (this.inFlight == null || this.inFlight.isDone()) {
-			return null;
-		}
-		if (this.queued == null) {
-			this.queued = new CompletableFuture<>();
-		}
-		return this.queued;
-	}
-
-	/** Take the queued check, to send it now; {@code null} when none is queued. */
-	synchronized @Nullable CompletableFuture<Boolean> takeQueued() {
+	/** The queued check, recorded as sent for the caller to send; or {@code null}. */
+	synchronized @Nullable CompletableFuture<Boolean> sendQueued(long sentAt) {
 		CompletableFuture<Boolean> next = this.queued;
-		this.queued = null;
+		if (next != null) {
+			this.queued = null;
+			this.inFlight = next;
+			this.inFlightSentAt = sentAt;
+		}
 		return next;
 	}
 

@@ -22,83 +22,62 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
  * <h2>Design notes</h2>
  *
  * A pass grants without asking Redis, so it keeps each promise of a grant by a rule of
- * its own:
+ * its own. {@code FastPathSafetyTests}, {@code LockHandOverTests} and the fault test
+ * {@code LockLossNemesisTests} watch them: tokens in grant order and below the server's
+ * {@code TIME}, no holder of a lost grant untold, no waiter starved.
  * <ul>
  * <li><b>Only on a grant Redis confirmed a moment ago.</b> A pass needs a check
  * ({@code check.lua}) sent at most {@link GrantCheck#WINDOW_NANOS} (5 ms) before that
- * found the grant held as granted and no thread of another JVM waiting. Once half the
- * window has passed, a pass or a release sends the next check without waiting for it, so
- * that a pass on a live grant does not wait; holders that need a check sent after their
- * release began share the one sent when the check in flight answers; a release that finds
- * the last check too old while a thread waits asks and waits, and releases through Redis
- * if that check fails. A check that finds the grant gone marks it lost: from then on
- * nobody is admitted on it. One that fails or goes unanswered confirms nothing, so nobody
- * is admitted on it either, and is sent again for a holder waiting to be told.</li>
+ * found the grant held and no thread of another JVM waiting. Past half the window, a pass
+ * or a release sends the next check without waiting for it, so that a pass on a live
+ * grant does not wait. A release that finds the last check too old while a thread waits
+ * waits for one sent after its release began (holders share one:
+ * {@link GrantCheck#joinOrSend}), and releases through Redis if that check fails. A check
+ * that finds the grant gone marks it lost; one that fails or goes unanswered confirms
+ * nothing, and is sent again for a holder waiting to be told. Either way nobody is
+ * admitted on the grant from then on.</li>
  * <li><b>Every holder of a lost grant is told.</b> A holder that passed the lock returns
- * from its release only once a check sent after its release began found the grant held,
- * and otherwise throws {@code LockLostException}, as it does when no check could be
- * answered before the grant's lease would have run out; a holder admitted on a grant
- * found lost afterwards sees {@code isHeld()} false and is told at its own release. So a
- * loss that Redis suffers (a flush, a restart without data, an eviction) is told to every
- * holder admitted after it, and at most the window's holders are admitted before it is
+ * from its release only once a check sent after its release began found the grant held;
+ * otherwise it throws {@code LockLostException}, as when no check could be answered
+ * before the grant's lease would have run out. A holder admitted on a grant found lost
+ * afterwards sees {@code isHeld()} false and is told at its own release. So a loss that
+ * Redis suffers (a flush, a restart without data, an eviction) is told to every holder
+ * admitted after it, and at most the window's holders are admitted before it is
  * known.</li>
  * <li><b>Fencing tokens in order, never ahead of the server.</b> The next holder's token
- * is the last one plus one, and stays below the server's clock at the check that allowed
- * the pass ({@link GrantCheck#nextToken}): every token given under a grant is smaller
- * than any token Redis issues after that check, whatever the rate of passes, the idle
- * time after them or a loss of the key, and none exceeds what the server could have
- * issued when it was given. The release through Redis keeps the last token in the
- * tombstone, for a server clock stepped back.</li>
+ * is the last plus one, and stays below the server's clock at the check that allowed the
+ * pass ({@link GrantCheck#nextToken}): every token given under a grant is smaller than
+ * any Redis issues after that check, whatever the rate of passes, the idle time after
+ * them or a loss of the key, and none exceeds what the server could have issued when it
+ * was given. The release through Redis keeps the last token in the tombstone, for a
+ * server clock stepped back.</li>
  * <li><b>In arrival order, whatever the lease.</b> The grant goes to the first waiter of
- * this JVM's line ({@link LocalLock}) and only if that waiter asked for a renewed lease,
- * which is what the grant has; a first waiter with a fixed lease is woken to ask Redis
- * after a release there, so no waiter is skipped.</li>
+ * this JVM's line ({@link LocalLock}), and only if it asked for a renewed lease, which is
+ * what the grant has; a first waiter with a fixed lease is woken to ask Redis after a
+ * release there, so no waiter is skipped.</li>
  * <li><b>Other JVMs get their turn.</b> Once a check finds a thread of another JVM
  * waiting, the grant passes {@link GrantCheck#PASSES_WHILE_OTHERS_WAIT} (16) more times
  * at most; then the release goes through Redis, and this JVM yields the lock for a while
  * ({@link LocalLock#yieldFor}).</li>
  * </ul>
- * The fault test {@code LockLossNemesisTests} and {@code FastPathSafetyTests} watch these
- * rules: tokens in grant order and below the server's {@code TIME}, and no holder of a
- * lost grant untold.
  *
  * @author redis-lock
  */
-final class HandOver {
+record HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, LeaseEvents events,
+		EngineThreads threads) {
 
 	private static final Log logger = LogFactory.getLog(HandOver.class);
 
-	/** How long after a check that failed the next is sent, to a releasing holder. */
+	/** How long after a check that failed the next is sent, for a releasing holder. */
 	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
 	private static final CompletableFuture<Boolean> NOT_PASSED = CompletableFuture.completedFuture(false);
 
-	private final LockScripts scripts;
-
-	private final LocalLocks locks;
-
-	private final LockWatchdog watchdog;
-
-	private final LeaseEvents events;
-
-	private final EngineThreads threads;
-
-	HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, LeaseEvents events, EngineThreads threads) {
-		this.scripts = scripts;
-		this.locks = locks;
-		this.watchdog = watchdog;
-		this.events = events;
-		this.threads = threads;
-	}
-
 	/**
-	 * Pass the released hold's grant to the first waiter of this JVM if it takes one: at
-	 * once when a check found the grant held within the window, or else once a check sent
-	 * for this release answers, unless the grant has passed as often as it may while
-	 * other JVMs wait.
+	 * Pass the released hold's grant to the first waiter of this JVM, as the design note
+	 * allows.
 	 * @param releasedAt when the release began
-	 * @return completes with whether the grant passed; if not, the caller releases it in
-	 * Redis
+	 * @return completes with whether it passed; if not, the caller releases it in Redis
 	 */
 	CompletionStage<Boolean> pass(LockHold hold, String channel, long releasedAt) {
 		LockLease lease = hold.lease();
@@ -126,12 +105,9 @@ final class HandOver {
 	}
 
 	/**
-	 * Wait, without blocking the calling thread, until a check sent at or after the given
-	 * time found the grant held or gone. A check that fails or gets no answer (a
-	 * connection cut, a slow server) tells nothing: another is sent, as the watchdog
-	 * renews again, until the lease would have run out, and then the grant counts as
-	 * lost.
-	 * @return completes with whether the grant was held after the given time
+	 * Whether a check sent at or after the given time found the grant held. A check that
+	 * fails or gets no answer tells nothing: another is sent until the lease would have
+	 * run out, and then the grant counts as lost.
 	 */
 	CompletableFuture<Boolean> held(LockLease lease, long since) {
 		return checkSince(lease, since).handle((held, ex) -> (ex != null) ? null : held).thenCompose((held) -> {
@@ -149,9 +125,7 @@ final class HandOver {
 		});
 	}
 
-	/**
-	 * Whether the lease has run out unless Redis renewed it meanwhile, marked lost if so.
-	 */
+	/** Whether the lease ran out unless Redis renewed it meanwhile; marked lost if so. */
 	private boolean expired(LockLease lease) {
 		if (System.nanoTime() - lease.expiresAtNanos() < 0) {
 			return false;
@@ -167,19 +141,10 @@ final class HandOver {
 			return CompletableFuture.completedFuture(!lease.isLost());
 		}
 		CompletableFuture<Boolean> answer = new CompletableFuture<>();
-		long sentAt;
-		synchronized (check) {
-			CompletableFuture<Boolean> inFlight = check.inFlightSince(since);
-			if (inFlight != null) {
-				return inFlight;
-			}
-			CompletableFuture<Boolean> queued = check.queueBehindInFlight();
-			if (queued != null) {
-				// Sent once the check in flight answers, later than the caller asked.
-				return queued;
-			}
-			sentAt = System.nanoTime();
-			check.sent(answer, sentAt);
+		long sentAt = System.nanoTime();
+		CompletableFuture<Boolean> shared = check.joinOrSend(since, answer, sentAt);
+		if (shared != null) {
+			return shared;
 		}
 		send(lease, check, sentAt, answer);
 		return answer;
@@ -187,17 +152,11 @@ final class HandOver {
 
 	/** Send the check queued behind the one that just answered, if any. */
 	private void sendQueued(LockLease lease, GrantCheck check) {
-		CompletableFuture<Boolean> next;
-		long sentAt;
-		synchronized (check) {
-			next = check.takeQueued();
-			if (next == null) {
-				return;
-			}
-			sentAt = System.nanoTime();
-			check.sent(next, sentAt);
+		long sentAt = System.nanoTime();
+		CompletableFuture<Boolean> next = check.sendQueued(sentAt);
+		if (next != null) {
+			send(lease, check, sentAt, next);
 		}
-		send(lease, check, sentAt, next);
 	}
 
 	@SuppressWarnings("rawtypes")
@@ -243,8 +202,8 @@ final class HandOver {
 	}
 
 	/**
-	 * Mark the grant lost at once, so that no holder is admitted on it from now on, and
-	 * report it from the engine's threads rather than the Redis client's.
+	 * Mark the grant lost at once, so that nobody is admitted on it, and report it from
+	 * the engine's threads rather than the Redis client's.
 	 */
 	private void lost(LockLease lease, String reason) {
 		this.watchdog.unwatch(lease);
@@ -253,13 +212,19 @@ final class HandOver {
 		}
 		this.threads.execute(() -> {
 			if (lease.claimLossReport()) {
-				logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done "
-						+ "under it is no longer exclusive. Its holder finds it lost from isHeld() and at release: "
-						+ "stop the work, and fence its writes with the fencing token", lease.key(),
-						lease.fencingToken(), reason));
+				warnLost(logger, lease.key(), lease.fencingToken(), reason);
 			}
 			this.events.lost(lease);
 		});
+	}
+
+	/**
+	 * Tell the operator that a lock was lost while held, and what its holder should do.
+	 */
+	static void warnLost(Log logger, String key, long fencingToken, String reason) {
+		logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under it is "
+				+ "no longer exclusive. Its holder finds it lost from isHeld() and at release: stop the work, and "
+				+ "fence its writes with the fencing token", key, fencingToken, reason));
 	}
 
 }

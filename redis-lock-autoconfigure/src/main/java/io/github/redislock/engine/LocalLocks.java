@@ -3,12 +3,13 @@ package io.github.redislock.engine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link LocalLock} of each lock this JVM holds, waits for or keeps subscribed, by
- * release channel. An entry is made by the first grant or waiter, in the map's atomic
+ * release channel. An entry is made by the first grant or waiter in the map's atomic
  * compute, and dropped in another once nothing needs it, so that a hold or a waiter never
  * lands in an entry on its way out.
  *
@@ -24,7 +25,6 @@ final class LocalLocks {
 		this.keyPrefix = keyPrefix;
 	}
 
-	/** The release channel that names a lock of the given kind. */
 	String channel(LockKind kind, String name) {
 		return kind.channel(this.keyPrefix, name);
 	}
@@ -34,14 +34,8 @@ final class LocalLocks {
 		return this.locks.get(channel);
 	}
 
-	/** The entry of the lock, or {@code null} when this JVM knows nothing of it. */
 	@Nullable LocalLock find(LockKind kind, String name) {
 		return this.locks.get(channel(kind, name));
-	}
-
-	/** The entry of the channel, made if there is none. */
-	LocalLock of(String channel) {
-		return this.locks.computeIfAbsent(channel, (name) -> new LocalLock());
 	}
 
 	/**
@@ -49,24 +43,13 @@ final class LocalLocks {
 	 * one atomic step, so that the entry is not dropped before the thread queues.
 	 */
 	LocalLock startJoining(String channel) {
-		return this.locks.compute(channel, (name, existing) -> {
-			LocalLock lock = (existing != null) ? existing : new LocalLock();
-			lock.startJoining();
-			return lock;
-		});
+		return update(channel, LocalLock::startJoining);
 	}
 
-	/**
-	 * Record a hold granted by Redis, in the place of any other of its key.
-	 * @return the hold it replaced, or {@code null}
-	 */
+	/** Record a hold granted by Redis; returns the hold of its key it replaced. */
 	@Nullable LockHold granted(LockHold hold) {
 		LockHold[] replaced = new LockHold[1];
-		this.locks.compute(channel(hold), (name, existing) -> {
-			LocalLock lock = (existing != null) ? existing : new LocalLock();
-			replaced[0] = lock.granted(hold);
-			return lock;
-		});
+		update(channel(hold), (lock) -> replaced[0] = lock.granted(hold));
 		return replaced[0];
 	}
 
@@ -78,17 +61,9 @@ final class LocalLocks {
 		});
 	}
 
-	/**
-	 * Yield the lock to other JVMs for the given time at most
-	 * ({@link LocalLock#yieldFor}), keeping its entry for that time.
-	 * @return the entry
-	 */
+	/** Yield the lock to other JVMs ({@link LocalLock#yieldFor}), keeping its entry. */
 	LocalLock yieldFor(String channel, long nanos) {
-		return this.locks.compute(channel, (name, existing) -> {
-			LocalLock lock = (existing != null) ? existing : new LocalLock();
-			lock.yieldFor(nanos);
-			return lock;
-		});
+		return update(channel, (lock) -> lock.yieldFor(nanos));
 	}
 
 	/**
@@ -109,7 +84,6 @@ final class LocalLocks {
 		return (hold != null && hold.ownerThread() == Thread.currentThread()) ? hold : null;
 	}
 
-	/** Every hold of this JVM now. */
 	List<LockHold> holds() {
 		List<LockHold> holds = new ArrayList<>();
 		this.locks.values().forEach((lock) -> lock.collectHolds(holds));
@@ -117,11 +91,7 @@ final class LocalLocks {
 	}
 
 	int holdCount() {
-		int count = 0;
-		for (LocalLock lock : this.locks.values()) {
-			count += lock.holdCount();
-		}
-		return count;
+		return this.locks.values().stream().mapToInt(LocalLock::holdCount).sum();
 	}
 
 	/** The entries by channel, for the subscriptions, which walk and sweep them. */
@@ -131,6 +101,15 @@ final class LocalLocks {
 
 	private String channel(LockHold hold) {
 		return channel(hold.lease().kind(), hold.key());
+	}
+
+	/** Change the channel's entry, made if there is none, in the map's atomic compute. */
+	private LocalLock update(String channel, Consumer<LocalLock> change) {
+		return this.locks.compute(channel, (name, existing) -> {
+			LocalLock lock = (existing != null) ? existing : new LocalLock();
+			change.accept(lock);
+			return lock;
+		});
 	}
 
 }

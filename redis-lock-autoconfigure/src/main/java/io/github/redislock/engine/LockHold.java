@@ -5,9 +5,9 @@ import org.jspecify.annotations.Nullable;
 import io.github.redislock.LockLostException;
 
 /**
- * A lock held by one thread of this JVM, shared by that thread's reentrant handles. The
- * hold count changes under the hold's monitor, because an owner thread may re-enter while
- * another thread closes an earlier handle.
+ * A lock held in this JVM, shared by its owner thread's reentrant handles. The count
+ * changes under the hold's monitor: the owner may re-enter while another thread closes an
+ * earlier handle.
  *
  * @author redis-lock
  */
@@ -26,10 +26,7 @@ final class LockHold {
 
 	private int count = 1;
 
-	/**
-	 * What the engine's observer returned when the hold started: set by the acquiring
-	 * thread, read by the releasing and the watchdog thread.
-	 */
+	/** What the observer returned when the hold started, read by other threads. */
 	private volatile @Nullable Object observerContext;
 
 	LockHold(LockLease lease, long fencingToken, @Nullable Thread ownerThread) {
@@ -43,10 +40,7 @@ final class LockHold {
 		return this.lease;
 	}
 
-	/**
-	 * The key of this hold among the engine's holds, which its lock's kind decides:
-	 * {@link LockKind#holdKey(LockLease, Thread)}.
-	 */
+	/** The key of this hold among its lock's holds, which its kind decides. */
 	Key holdKey() {
 		return this.holdKey;
 	}
@@ -84,8 +78,8 @@ final class LockHold {
 	}
 
 	/**
-	 * The exception that tells the holder its lock was lost, saying whether the loss was
-	 * reported before.
+	 * The exception that tells the holder its lock was lost, saying whether it was
+	 * reported.
 	 */
 	LockLostException lostException() {
 		return new LockLostException(key(), this.fencingToken, !this.lease.claimLossReport());
@@ -105,16 +99,14 @@ final class LockHold {
 		return --this.count == 0;
 	}
 
-	/** Whether this hold was released by all its handles. */
 	synchronized boolean isReleased() {
 		return this.count == 0;
 	}
 
 	/**
-	 * Where a hold is found among its lock's holds ({@link LocalLock}): the lock's name,
-	 * the Redis state it shares, and for a shared lock the holder. A typed key rather
-	 * than a string built from the name, so that no name a user or a key template can
-	 * write, such as {@code "x (write)"}, finds the hold of another lock.
+	 * Where a hold is found among its lock's holds ({@link LocalLock}). A typed key
+	 * rather than a string built from the name, so that no name a user or a key template
+	 * can write, such as {@code "x (write)"}, finds the hold of another lock.
 	 *
 	 * @param name the lock's name as the caller gave it
 	 * @param state the Redis state the hold stands for: exclusive and fair locks of one
@@ -125,10 +117,8 @@ final class LockHold {
 	 */
 	record Key(String name, String state, @Nullable Object holder) {
 
-		/** The state of exclusive and fair locks, which share their lock key. */
 		static final String LOCK = "lock";
 
-		/** The write side of a read/write lock. */
 		static final String WRITE = "write";
 
 		/** The read side of a read/write lock, one hold per reader. */

@@ -20,35 +20,23 @@ import io.github.redislock.LockShutdownException;
 import io.github.redislock.engine.AcquireAttempts.Outcome;
 
 /**
- * One acquisition that no thread waits for: its first attempt and its wait, as a future
- * that the release message, a local holder's release or a timer completes.
- *
- * <h2>Design notes</h2>
- *
- * <b>Rounds, not a loop.</b> Where a thread's wait ({@link LockWaiting}) loops and parks,
- * this runs <em>rounds</em>, each taking the same next step
- * ({@link LocalLock#sleepBeforeAsking}): a passed hold, a sleep without a command, or one
- * attempt sent without waiting; it ends by arming a timer for when the thread would wake.
- * Between rounds the acquisition is a queued {@link Waiter} and, at most, a timer.
+ * One acquisition that no thread waits for, as a future. Where a thread's wait
+ * ({@link LockAcquirer}) loops and parks, this runs <em>rounds</em> taking the same next
+ * step ({@link LocalLock#sleepBeforeAsking}), then a timer for when the thread would
+ * wake. A signal or the timer calls {@link #wakeUp()}, which schedules a round on the
+ * {@link EngineThreads}, never under the lock's monitor that signals come under; rounds
+ * run one at a time, and a signal during a round calls for one more.
  *
  * <p>
- * <b>Who runs a round.</b> A signal or the timer calls {@link #wakeUp()}, which counts
- * and, when no round runs, schedules one on the {@link EngineThreads}, never under the
- * lock's monitor that signals come under. Rounds of one acquisition run one at a time; a
- * signal during a round calls for one more.
- *
- * <p>
- * <b>Ending.</b> It ends once, with a hold, without one or with a failure, or because the
- * caller cancelled the future: whichever comes first wins the {@link #ended} flag, leaves
- * the channel and, having got nothing, the line in Redis. A grant that comes after the
- * end is released, never dropped. The hold has no owner thread: no thread re-enters it,
- * and other owners of this JVM wait for it as for any holder.
+ * It ends once (with a hold, without one, with a failure, or cancelled): whichever comes
+ * first wins {@link #ended}, leaves the channel and, having got nothing, the line in
+ * Redis. A grant that comes after the end is released, never dropped.
  *
  * @author redis-lock
  */
 final class PendingAcquisition {
 
-	private final PendingAcquisitions engine;
+	private final LockAcquirer engine;
 
 	private final Acquisition acquisition;
 
@@ -56,7 +44,7 @@ final class PendingAcquisition {
 
 	private final boolean waits;
 
-	private final CompletableFuture<@Nullable LockHandle> result;
+	private final CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
 
 	private final Function<LockHold, LockHandle> handles;
 
@@ -70,7 +58,6 @@ final class PendingAcquisition {
 	/** The queued waiter, taken by whoever leaves the channel. */
 	private final AtomicReference<@Nullable Waiter> waiter = new AtomicReference<>();
 
-	/** The lock the waiter queued in, once it did. */
 	private volatile @Nullable LocalLock lock;
 
 	private volatile @Nullable ScheduledFuture<?> timer;
@@ -79,21 +66,22 @@ final class PendingAcquisition {
 
 	private @Nullable Object observerContext;
 
-	PendingAcquisition(PendingAcquisitions engine, Acquisition acquisition, boolean waits, @Nullable String name,
-			Function<LockHold, LockHandle> handles, CompletableFuture<@Nullable LockHandle> result) {
+	PendingAcquisition(LockAcquirer engine, Acquisition acquisition, boolean waits, @Nullable String name,
+			Function<LockHold, LockHandle> handles) {
 		this.engine = engine;
 		this.acquisition = acquisition;
 		this.channel = engine.locks().channel(acquisition.kind(), acquisition.key());
 		this.waits = waits;
 		this.name = name;
 		this.handles = handles;
-		this.result = result;
 	}
 
-	/**
-	 * Make the first attempt, as {@link LockAcquirer} does, and go on waiting if the wait
-	 * time allows; the caller's cancelling the future withdraws the acquisition.
-	 */
+	/** The caller's future; cancelling it withdraws the acquisition. */
+	CompletableFuture<@Nullable LockHandle> result() {
+		return this.result;
+	}
+
+	/** Make the first attempt, as {@link LockAcquirer} does, then wait if it may. */
 	void start() {
 		LockObserver observer = this.engine.observer();
 		if (observer != null) {
@@ -104,7 +92,6 @@ final class PendingAcquisition {
 				end(null, new CancellationException("The acquisition was cancelled"));
 			}
 		});
-		// Skipped as LockAcquirer skips it.
 		LocalLock local = this.engine.locks().find(this.channel);
 		if (this.waits && local != null
 				&& local.skipsFirstAttempt(this.acquisition.kind(), this.acquisition.key(), null)) {
@@ -116,8 +103,8 @@ final class PendingAcquisition {
 	}
 
 	/**
-	 * Send one attempt; end with its grant or failure, or hand a refusal on; then run
-	 * {@code after}. The rest runs on a round thread, not the Redis client's.
+	 * Send one attempt and end with its grant or failure, or hand a refusal on; then run
+	 * {@code after}, on the engine's threads rather than the Redis client's.
 	 */
 	private void attempt(Acquisition attempt, Consumer<Outcome> onRefusal, Runnable after) {
 		CompletionStage<Outcome> sent;
@@ -128,7 +115,7 @@ final class PendingAcquisition {
 			sent = CompletableFuture.failedFuture(ex);
 		}
 		sent.whenCompleteAsync((outcome, ex) -> {
-			// Whatever happens: a round that never ends leaves later wake-ups unanswered.
+			// A round that never ends would leave later wake-ups unanswered.
 			try {
 				if (ex != null) {
 					end(null, ScriptCommands.unwrap(ex));
@@ -154,9 +141,7 @@ final class PendingAcquisition {
 			end(null, null);
 			return;
 		}
-		LockKind kind = this.acquisition.kind();
-		Waiter queued = Waiter.pending(this::wakeUp, this.acquisition.owner(), !kind.queues(),
-				kind.passes() && this.acquisition.renewed());
+		Waiter queued = Waiter.pending(this.acquisition, this::wakeUp);
 		this.engine.subscriptions()
 			.joinAsync(this.channel, queued, this.engine.threads())
 			.whenComplete((joined, ex) -> {
@@ -189,13 +174,10 @@ final class PendingAcquisition {
 			roundEnded(seen);
 			return;
 		}
-		queued.asleep(false);
-		boolean woken = queued.isSignalled();
-		queued.consumeSignal();
+		boolean woken = queued.startRound();
 		cancelTimer();
 		String key = this.acquisition.key();
 		try {
-			// Before an attempt, as a thread's wait does.
 			this.engine.shutdown().check(key);
 		}
 		catch (LockShutdownException ex) {
@@ -212,13 +194,11 @@ final class PendingAcquisition {
 		LocalLock local = this.lock;
 		long sleepNanos = (local != null) ? local.sleepBeforeAsking(queued, woken, this.acquisition.kind(), key, null)
 				: 0;
-		if (sleepNanos > 0) {
-			sleep(sleepNanos);
-		}
-		else {
+		if (sleepNanos == 0) {
 			attempt(this.acquisition, (refused) -> sleep(refused.holderLeftNanos()), () -> roundEnded(seen));
 			return;
 		}
+		sleep(sleepNanos);
 		roundEnded(seen);
 	}
 
@@ -240,7 +220,7 @@ final class PendingAcquisition {
 			return;
 		}
 		this.timer = this.engine.threads()
-			.schedule(this::wakeUp, Math.min(remaining, LockWaiting.sleepNanos(this.acquisition.kind(), sleepNanos)),
+			.schedule(this::wakeUp, Math.min(remaining, LockAcquirer.sleepNanos(this.acquisition.kind(), sleepNanos)),
 					TimeUnit.NANOSECONDS);
 		queued.asleep(true);
 	}
@@ -254,13 +234,13 @@ final class PendingAcquisition {
 	}
 
 	/**
-	 * End the acquisition, once: with a hold, without one (the wait ran out), or with a
-	 * failure. A hold that comes after the end is released.
+	 * End the acquisition, once, completing the caller's future; a hold that comes after
+	 * the end, or that a caller who cancelled will not take, is released.
 	 */
 	private void end(@Nullable LockHold hold, @Nullable Throwable failure) {
 		if (!this.ended.compareAndSet(false, true)) {
 			if (hold != null) {
-				this.engine.releaseQuietly(hold);
+				this.engine.releaser().releaseQuietly(hold);
 			}
 			return;
 		}
@@ -274,13 +254,29 @@ final class PendingAcquisition {
 			GuardedLockObserver.reportAcquireEnded(observer, this.acquisition.key(), this.name, this.observerContext,
 					this.startedAt, hold, failure);
 		}
-		this.engine.complete(this.result, this.handles, hold, failure);
+		if (this.result.isCancelled()) {
+			if (hold != null) {
+				this.engine.releaser().releaseQuietly(hold);
+			}
+			return;
+		}
+		// On the engine's threads: the caller's chained work would hold up the Redis
+		// client.
+		this.engine.threads().complete(() -> {
+			if (failure != null) {
+				this.result.completeExceptionally(failure);
+			}
+			else if (hold == null) {
+				this.result.complete(null);
+			}
+			else if (!this.result.complete(this.handles.apply(hold))) {
+				// Cancelled as it was granted: nobody will release it.
+				this.engine.releaser().releaseQuietly(hold);
+			}
+		});
 	}
 
-	/**
-	 * Take the waiter out of its channel, if it was queued and nobody did yet.
-	 * @param granted whether the acquisition ends holding the lock
-	 */
+	/** Take the waiter out of its channel, if it was queued and nobody did yet. */
 	private void leaveChannel(boolean granted) {
 		Waiter queued = this.waiter.getAndSet(null);
 		if (queued == null) {
@@ -291,7 +287,7 @@ final class PendingAcquisition {
 		LockHold late = (local != null) ? local.remove(queued, granted) : queued.takeHandOver();
 		if (late != null) {
 			// Passed to this acquisition as it ended: pass it on rather than drop it.
-			this.engine.releaseQuietly(late);
+			this.engine.releaser().releaseQuietly(late);
 		}
 	}
 

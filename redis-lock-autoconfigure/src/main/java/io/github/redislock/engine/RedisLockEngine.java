@@ -142,8 +142,8 @@ public final class RedisLockEngine implements LockEngine {
 		catch (LockShutdownException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return running.pending()
-			.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
+		return running.acquirer()
+			.acquireAsync(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
 					leaseTime(request), (hold) -> new RedisLockHandle(running, hold));
 	}
 

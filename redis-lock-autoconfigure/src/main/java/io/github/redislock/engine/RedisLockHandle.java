@@ -62,7 +62,7 @@ final class RedisLockHandle implements LockHandle {
 	@Override
 	public CompletionStage<Void> closeAsync() {
 		if (this.closed.compareAndSet(false, true)) {
-			return this.engine.pending().release(this.hold);
+			return this.engine.acquirer().releaseAsync(this.hold);
 		}
 		return CompletableFuture.completedFuture(null);
 	}
