@@ -5,8 +5,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandTimeoutException;
+import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.SubscriptionStatus;
 
@@ -43,9 +46,8 @@ interface ReleaseSubscriber extends AutoCloseable {
 
 	/**
 	 * Repair what the connection lost and could not restore by itself, telling the
-	 * listener which subscriptions went ({@link Listener#onUnsubscribed},
-	 * {@link Listener#onAllLost}); called periodically from the engine's sweep. It does
-	 * not wait for Redis.
+	 * listener which subscriptions went; called from the engine's sweep, waits for
+	 * nothing.
 	 */
 	default void repair() {
 	}
@@ -58,8 +60,8 @@ interface ReleaseSubscriber extends AutoCloseable {
 	void close();
 
 	/**
-	 * The answer to a subscribe or unsubscribe command, bounded by the command timeout
-	 * whether or not the Redis client times commands out itself.
+	 * The answer to a subscribe or unsubscribe, bounded by the command timeout whether or
+	 * not the Redis client times commands out itself.
 	 */
 	static CompletableFuture<Void> confirmation(CompletionStage<?> sent, Duration timeout) {
 		return sent.toCompletableFuture()
@@ -81,25 +83,87 @@ interface ReleaseSubscriber extends AutoCloseable {
 		 */
 		void onSubscribed(String channel);
 
-		/**
-		 * Redis ended a subscription, asked to or not; the channel's messages no longer
-		 * arrive.
-		 */
+		/** Redis ended a subscription, asked to or not. */
 		void onUnsubscribed(String channel);
 
 		/**
-		 * Release messages of every channel may have been missed, such as when the
-		 * connection was opened anew.
+		 * Messages of every channel may have been missed: the connection was opened anew.
 		 */
 		void onAllMissed();
 
 		/**
-		 * Every subscription of the connection is gone, for now (the connection broke,
-		 * and the Redis client subscribes again as it reconnects) or for good (the
-		 * connection was dropped): a channel is subscribed again once its confirmation
-		 * arrives.
+		 * Every subscription is gone, for now (the connection broke, and Lettuce
+		 * subscribes again as it reconnects) or for good (the connection was dropped),
+		 * until each channel's next confirmation.
 		 */
 		void onAllLost();
+
+	}
+
+	/**
+	 * The subscriber, made by the first caller that needs it; none is made after
+	 * {@link #close()}. Guarded by a lock, not a monitor: making it may ask every cluster
+	 * node for its version, and on JDK 21 to 23 a virtual thread waiting in a monitor
+	 * pins its carrier.
+	 */
+	final class Lazy implements AutoCloseable {
+
+		private final Supplier<ReleaseSubscriber> factory;
+
+		private final ReentrantLock lock = new ReentrantLock();
+
+		private volatile @Nullable ReleaseSubscriber subscriber;
+
+		private boolean closed;
+
+		Lazy(Supplier<ReleaseSubscriber> factory) {
+			this.factory = factory;
+		}
+
+		/** The subscriber, or {@code null} before the first wait. */
+		@Nullable ReleaseSubscriber now() {
+			return this.subscriber;
+		}
+
+		/**
+		 * The subscriber, made now if needed.
+		 * @throws IllegalStateException when the engine was closed
+		 */
+		ReleaseSubscriber get() {
+			ReleaseSubscriber current = this.subscriber;
+			if (current != null) {
+				return current;
+			}
+			this.lock.lock();
+			try {
+				if (this.closed) {
+					throw new IllegalStateException("The lock engine was closed");
+				}
+				if (this.subscriber == null) {
+					this.subscriber = this.factory.get();
+				}
+				return this.subscriber;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		@Override
+		public void close() {
+			ReleaseSubscriber current;
+			this.lock.lock();
+			try {
+				this.closed = true;
+				current = this.subscriber;
+			}
+			finally {
+				this.lock.unlock();
+			}
+			if (current != null) {
+				current.close();
+			}
+		}
 
 	}
 
