@@ -243,7 +243,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	}
 
 	/**
-	 * The connection's state; disconnected too while a waited channel is unsubscribed.
+	 * Disconnected while the connection is, or a channel with waiters is unsubscribed.
 	 */
 	SubscriptionStatus status() {
 		ReleaseSubscriber current = this.subscriber.now();
