@@ -242,9 +242,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		});
 	}
 
-	/**
-	 * Disconnected while the connection is, or a channel with waiters is unsubscribed.
-	 */
+	/** The connection's status; disconnected while a channel with waiters is not. */
 	SubscriptionStatus status() {
 		ReleaseSubscriber current = this.subscriber.now();
 		if (current == null) {
