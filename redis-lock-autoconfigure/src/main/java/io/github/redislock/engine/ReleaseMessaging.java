@@ -32,17 +32,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * How release messages travel: sharded pub/sub ({@code SPUBLISH} / {@code SSUBSCRIBE}) on
  * a Redis Cluster whose nodes all run Redis 7 or later, so that a release reaches only
  * the shard that owns the lock, and plain pub/sub everywhere else (a single server,
- * Sentinel, or a cluster with an older node, where a {@code PUBLISH} is broadcast to
- * every node).
+ * Sentinel, or a cluster with an older node, where a {@code PUBLISH} reaches every node).
  *
  * <p>
  * The choice needs the server version. The engine asks for it in the background when it
- * starts, so that no lock call waits for it later, and a lock call asks itself if the
- * answer is not there yet: an application may start while Redis is still unreachable.
- * Every node of a cluster is asked at once, and one that is down or stalled is not waited
- * for longer than a second after the others answered: it holds up the first lock calls
- * for that second at most, and fails none. Once made the choice holds for the engine's
- * life, since publisher and subscribers must agree.
+ * starts, and a lock call asks itself if the answer is not there yet: an application may
+ * start while Redis is unreachable. Every node of a cluster is asked at once, and one
+ * that is down or stalled is waited for at most a second after the others answered: it
+ * holds up the first lock calls for that second and fails none. The choice then holds for
+ * the engine's life, since publisher and subscribers must agree.
  *
  * @author redis-lock
  */
@@ -63,23 +61,22 @@ final class ReleaseMessaging {
 	private volatile @Nullable Boolean sharded;
 
 	/**
-	 * Makes one thread ask the cluster while others wait for its answer: a lock rather
-	 * than a monitor, since it waits for Redis, and on JDK 21 to 23 a virtual thread that
-	 * waits while it holds a monitor pins its carrier thread.
+	 * Makes one thread ask the cluster while others wait: a lock, not a monitor, since it
+	 * waits for Redis, and on JDK 21 to 23 a virtual thread waiting in a monitor pins its
+	 * carrier.
 	 */
 	private final ReentrantLock deciding = new ReentrantLock();
 
 	ReleaseMessaging(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
-		if (!isCluster(connectionFactory)) {
+		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware())) {
 			this.sharded = false;
 		}
 	}
 
 	/**
 	 * The command that publishes a release message, for the release script.
-	 * @throws RuntimeException from the Redis client when the server version could not be
-	 * read
+	 * @throws RuntimeException from the Redis client when the version could not be read
 	 */
 	String publishCommand() {
 		return isSharded() ? "spublish" : "publish";
@@ -87,46 +84,42 @@ final class ReleaseMessaging {
 
 	/**
 	 * Open the subscriber that suits the servers.
-	 * @param reopener opens a new subscription connection after one was dropped, since
-	 * that waits for Redis
+	 * @param reopener opens a new subscription connection after one was dropped
 	 */
 	ReleaseSubscriber subscriber(String controlChannel, ReleaseSubscriber.Listener listener, Executor reopener) {
 		if (isSharded()) {
-			LettuceConnectionFactory lettuce = (LettuceConnectionFactory) this.connectionFactory;
-			return new ShardedReleaseSubscriber((RedisClusterClient) lettuce.getRequiredNativeClient(),
-					Duration.ofMillis(lettuce.getTimeout()), listener);
+			RedisClusterClient client = (RedisClusterClient) ((LettuceConnectionFactory) this.connectionFactory)
+				.getRequiredNativeClient();
+			return new ShardedReleaseSubscriber(client, commandTimeout(), listener);
 		}
 		return new PlainReleaseSubscriber(this.connectionFactory, controlChannel, commandTimeout(), listener, reopener);
 	}
 
-	/** The client's command timeout, which bounds the wait for a subscription. */
+	/** The client's command timeout, which bounds the waits for Redis here. */
 	private Duration commandTimeout() {
 		return (this.connectionFactory instanceof LettuceConnectionFactory lettuce)
 				? Duration.ofMillis(lettuce.getTimeout()) : DEFAULT_COMMAND_TIMEOUT;
 	}
 
 	/**
-	 * Whether the publish command is known, so that {@link #publishCommand()} waits for
-	 * nothing: always, but on a cluster before its nodes' versions were read.
+	 * Whether {@link #publishCommand()} waits for nothing: false only on an undecided
+	 * cluster.
 	 */
 	boolean isDecided() {
 		return this.sharded != null;
 	}
 
-	boolean isSharded() {
+	private boolean isSharded() {
 		Boolean known = this.sharded;
-		return (known != null) ? known : decide();
-	}
-
-	private boolean decide() {
+		if (known != null) {
+			return known;
+		}
 		this.deciding.lock();
 		try {
-			Boolean known = this.sharded;
-			if (known == null) {
-				known = everyNodeAtLeast(SHARDED_PUB_SUB_VERSION);
-				this.sharded = known;
+			if (this.sharded == null) {
+				this.sharded = everyNodeShards();
 			}
-			return known;
+			return this.sharded;
 		}
 		finally {
 			this.deciding.unlock();
@@ -135,41 +128,30 @@ final class ReleaseMessaging {
 
 	/**
 	 * Ask every node of the cluster for its version, all at once. The answer is known as
-	 * soon as one node is older; otherwise once every node answered, or
-	 * {@value #SILENT_NODE_GRACE_MILLIS} ms after the first answer: a node that is down
-	 * or stalled must not hold up, nor fail, the locks of the others. It is taken to run
-	 * the version its peers run, and a warning names it.
+	 * soon as one node is older than 7, or once every node answered, or
+	 * {@value #SILENT_NODE_GRACE_MILLIS} ms after the first answer: a silent node is
+	 * taken to run the version its peers run, and a warning names it.
 	 */
 	@SuppressWarnings("unchecked")
-	private boolean everyNodeAtLeast(int major) {
+	private boolean everyNodeShards() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			StatefulRedisClusterConnection<byte[], byte[]> cluster = ((RedisAdvancedClusterAsyncCommands<byte[], byte[]>) connection
 				.getNativeConnection()).getStatefulConnection();
-			NodeVersions versions = new NodeVersions(major);
+			NodeVersions versions = new NodeVersions();
 			for (RedisClusterNode node : cluster.getPartitions()) {
-				if (isAddressable(node)) {
+				Set<NodeFlag> flags = node.getFlags();
+				if (!flags.contains(NodeFlag.NOADDR) && !flags.contains(NodeFlag.HANDSHAKE)
+						&& !flags.contains(NodeFlag.FAIL)) {
 					versions.ask(node, cluster.getConnectionAsync(node.getNodeId())
 						.thenCompose((nodeConnection) -> nodeConnection.async().info("server")));
 				}
 			}
-			return versions.decide(timeoutMillis(), SILENT_NODE_GRACE_MILLIS);
+			return versions.decide(commandTimeout().toMillis());
 		}
-	}
-
-	private long timeoutMillis() {
-		return (this.connectionFactory instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout() : 60_000;
-	}
-
-	private static boolean isAddressable(RedisClusterNode node) {
-		Set<NodeFlag> flags = node.getFlags();
-		return !flags.contains(NodeFlag.NOADDR) && !flags.contains(NodeFlag.HANDSHAKE)
-				&& !flags.contains(NodeFlag.FAIL);
 	}
 
 	/** The versions the nodes of a cluster report, as their answers arrive. */
 	private static final class NodeVersions {
-
-		private final int major;
 
 		private final CompletableFuture<Boolean> decision = new CompletableFuture<>();
 
@@ -181,20 +163,15 @@ final class ReleaseMessaging {
 
 		private final AtomicInteger pending = new AtomicInteger(1);
 
-		NodeVersions(int major) {
-			this.major = major;
-		}
-
 		void ask(RedisClusterNode node, CompletionStage<String> info) {
 			String address = node.getUri().getHost() + ":" + node.getUri().getPort();
 			this.asked.add(address);
 			this.pending.incrementAndGet();
 			info.whenComplete((answer, ex) -> {
 				if (answer != null) {
-					int version = majorVersion(versionIn(answer));
 					this.answered.add(address);
 					this.firstAnswer.complete(null);
-					if (version < this.major) {
+					if (majorVersionIn(answer) < SHARDED_PUB_SUB_VERSION) {
 						this.decision.complete(false);
 					}
 				}
@@ -217,15 +194,13 @@ final class ReleaseMessaging {
 		}
 
 		/**
-		 * Wait for the answers.
-		 * @param timeoutMillis how long to wait for the first answer at most
-		 * @param graceMillis how long to wait for the others after the first
+		 * Wait for the first answer at most timeoutMillis, and for the others the grace.
 		 */
-		boolean decide(long timeoutMillis, long graceMillis) {
+		boolean decide(long timeoutMillis) {
 			countDown();
 			try {
 				this.firstAnswer.get(timeoutMillis, TimeUnit.MILLISECONDS);
-				return this.decision.get(graceMillis, TimeUnit.MILLISECONDS);
+				return this.decision.get(SILENT_NODE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
 			}
 			catch (TimeoutException ex) {
 				if (this.answered.isEmpty()) {
@@ -237,7 +212,7 @@ final class ReleaseMessaging {
 				logger.warn(LogMessage.format(
 						"Redis Cluster nodes %s did not tell their version within %s ms; taking them to run "
 								+ "Redis %s or later like %s and sending lock release messages by sharded pub/sub",
-						silent, graceMillis, this.major, new TreeSet<>(this.answered)));
+						silent, SILENT_NODE_GRACE_MILLIS, SHARDED_PUB_SUB_VERSION, new TreeSet<>(this.answered)));
 				return true;
 			}
 			catch (InterruptedException ex) {
@@ -252,28 +227,21 @@ final class ReleaseMessaging {
 
 	}
 
-	/** The {@code redis_version} field of an {@code INFO server} answer. */
-	private static String versionIn(String info) {
+	/** The major version in the {@code redis_version} field of an {@code INFO} answer. */
+	private static int majorVersionIn(String info) {
 		for (String line : info.split("\r?\n")) {
 			if (line.startsWith("redis_version:")) {
-				return line.substring("redis_version:".length()).trim();
+				String version = line.substring("redis_version:".length()).trim();
+				int dot = version.indexOf('.');
+				try {
+					return Integer.parseInt((dot > 0) ? version.substring(0, dot) : version);
+				}
+				catch (NumberFormatException ex) {
+					return 0;
+				}
 			}
 		}
-		return "";
-	}
-
-	private static int majorVersion(String version) {
-		int dot = version.indexOf('.');
-		try {
-			return Integer.parseInt((dot > 0) ? version.substring(0, dot) : version);
-		}
-		catch (NumberFormatException ex) {
-			return 0;
-		}
-	}
-
-	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
-		return connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+		return 0;
 	}
 
 }
