@@ -31,23 +31,20 @@ import io.github.redislock.SubscriptionStatus;
  * from the Spring Data Redis connection factory.
  *
  * <p>
- * The connection stays subscribed to a control channel for as long as it is open: a
- * Spring Data Redis subscription needs at least one channel, and the control channel's
- * re-subscription after a reconnect tells that messages may have been missed. Release
- * channels are subscribed with Lettuce's asynchronous commands on the same connection, so
- * that no caller waits for Redis while holding anything.
+ * The connection stays subscribed to a control channel while open: Spring Data Redis
+ * needs at least one channel, and the control channel's confirmation after a reconnect
+ * tells that messages may have been missed. Release channels are subscribed with
+ * Lettuce's asynchronous commands on the same connection, so no caller waits for Redis
+ * while holding anything.
  *
  * <p>
  * <b>Dropping the connection.</b> Lettuce reconnects a broken connection and subscribes
  * again to every channel Redis had confirmed; the listener hears of the disconnection as
- * a loss of every subscription and of each confirmation as it comes, so a channel that
- * Lettuce could not subscribe again is left to the engine. Two cases Lettuce leaves to
- * us: an unsubscribe that Redis did not answer in time (after a stall or on a slow
- * network), which leaves the connection's subscriptions unknown, and a connection that
- * ended for good (closed, or broken with Lettuce's automatic reconnection turned off).
- * Then {@link #repair()}, at the next sweep of the engine's background work, drops the
- * connection, tells the listener that every subscription is lost (the engine subscribes
- * again every channel that has waiters), and opens a new one on the engine's executor.
+ * a loss of every subscription, and of each confirmation as it comes. Lettuce leaves two
+ * cases to us: an unsubscribe not answered in time, which leaves the subscriptions
+ * unknown, and a connection ended for good (closed, or broken without automatic
+ * reconnection). Then {@link #repair()}, at the next sweep, drops the connection, tells
+ * the listener every subscription is lost, and opens a new one on the engine's executor.
  *
  * @author redis-lock
  */
@@ -63,7 +60,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 
 	private final Duration timeout;
 
-	/** Opens a new connection after the last was dropped, since that waits for Redis. */
+	/** Opens a new connection after the last was dropped, as that waits for Redis. */
 	private final Executor reopener;
 
 	private final SharedConnection<Link> connection = new SharedConnection<>(this::open, Link::isUsable, this::drop);
@@ -131,9 +128,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		return link;
 	}
 
-	/**
-	 * Drop a connection: nothing it says counts any more, and its subscriptions are gone.
-	 */
+	/** Drop a connection: nothing it says counts any more, and its subscriptions went. */
 	private void drop(Link link) {
 		link.dropped = true;
 		if (link.connection != null) {
@@ -143,12 +138,10 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 	}
 
 	/**
-	 * Close a connection without waiting: Spring Data Redis unsubscribes it and closes it
-	 * once Redis answered or the command timed out.
+	 * Close without waiting: Spring Data Redis unsubscribes, then closes on the answer.
 	 */
 	private void closeQuietly(RedisConnection redisConnection) {
-		// A factory that was stopped first (as a Spring context stops its lifecycle beans
-		// before it destroys the beans that use them) closed the connection already.
+		// A stopped factory closed it already (a context stops lifecycle beans first).
 		if (this.connectionFactory instanceof Lifecycle lifecycle && !lifecycle.isRunning()) {
 			return;
 		}
@@ -161,9 +154,8 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 	}
 
 	/**
-	 * The state of the subscription connection now. A subscription stays alive for Spring
-	 * Data Redis while Lettuce reconnects it, so the Lettuce connection itself is asked
-	 * whether it is connected.
+	 * The connection's state; Lettuce's own connection is asked, since Spring Data Redis
+	 * keeps a subscription alive while Lettuce reconnects it.
 	 */
 	@Override
 	public SubscriptionStatus status() {
@@ -184,9 +176,11 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		return channel.getBytes(StandardCharsets.UTF_8);
 	}
 
-	/**
-	 * One subscription connection and what it reports, until it is dropped.
-	 */
+	private static String string(byte[] channel) {
+		return new String(channel, StandardCharsets.UTF_8);
+	}
+
+	/** One subscription connection and what it reports, until it is dropped. */
 	private final class Link implements MessageListener, SubscriptionListener, RedisConnectionStateListener {
 
 		@Nullable RedisConnection connection;
@@ -200,8 +194,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 
 		@SuppressWarnings("unchecked")
 		void attach(RedisConnection opened) {
-			// A LettuceConnection answers with the commands of its subscription
-			// connection while subscribed.
+			// A subscribed LettuceConnection answers with its subscription's commands.
 			if (!(opened.getNativeConnection() instanceof RedisPubSubAsyncCommands<?, ?> pubSub)) {
 				throw new IllegalStateException("Redis connection " + opened + " did not start a subscription");
 			}
@@ -229,8 +222,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
 			if (!this.dropped) {
-				PlainReleaseSubscriber.this.listener.onMessage(new String(message.getChannel(), StandardCharsets.UTF_8),
-						message.getBody());
+				PlainReleaseSubscriber.this.listener.onMessage(string(message.getChannel()), message.getBody());
 			}
 		}
 
@@ -243,15 +235,13 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 				PlainReleaseSubscriber.this.listener.onAllMissed();
 			}
 			else {
-				PlainReleaseSubscriber.this.listener.onSubscribed(new String(channel, StandardCharsets.UTF_8));
+				PlainReleaseSubscriber.this.listener.onSubscribed(string(channel));
 			}
 		}
 
 		@Override
 		public void onRedisDisconnected(RedisChannelHandler<?, ?> disconnected) {
-			// Lettuce subscribes again, on reconnecting, to every channel Redis had
-			// confirmed; each confirmation reaches onChannelSubscribed, and a channel
-			// whose subscription fails then is subscribed again by the engine.
+			// Lettuce subscribes again on reconnecting; see the class comment.
 			if (!this.dropped) {
 				PlainReleaseSubscriber.this.listener.onAllLost();
 			}
@@ -260,7 +250,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		@Override
 		public void onChannelUnsubscribed(byte[] channel, long count) {
 			if (!this.dropped && !Arrays.equals(channel, PlainReleaseSubscriber.this.controlChannel)) {
-				PlainReleaseSubscriber.this.listener.onUnsubscribed(new String(channel, StandardCharsets.UTF_8));
+				PlainReleaseSubscriber.this.listener.onUnsubscribed(string(channel));
 			}
 		}
 

@@ -5,11 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandTimeoutException;
-import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.SubscriptionStatus;
 
@@ -97,73 +94,6 @@ interface ReleaseSubscriber extends AutoCloseable {
 		 * until each channel's next confirmation.
 		 */
 		void onAllLost();
-
-	}
-
-	/**
-	 * The subscriber, made by the first caller that needs it; none is made after
-	 * {@link #close()}. Guarded by a lock, not a monitor: making it may ask every cluster
-	 * node for its version, and on JDK 21 to 23 a virtual thread waiting in a monitor
-	 * pins its carrier.
-	 */
-	final class Lazy implements AutoCloseable {
-
-		private final Supplier<ReleaseSubscriber> factory;
-
-		private final ReentrantLock lock = new ReentrantLock();
-
-		private volatile @Nullable ReleaseSubscriber subscriber;
-
-		private boolean closed;
-
-		Lazy(Supplier<ReleaseSubscriber> factory) {
-			this.factory = factory;
-		}
-
-		/** The subscriber, or {@code null} before the first wait. */
-		@Nullable ReleaseSubscriber now() {
-			return this.subscriber;
-		}
-
-		/**
-		 * The subscriber, made now if needed.
-		 * @throws IllegalStateException when the engine was closed
-		 */
-		ReleaseSubscriber get() {
-			ReleaseSubscriber current = this.subscriber;
-			if (current != null) {
-				return current;
-			}
-			this.lock.lock();
-			try {
-				if (this.closed) {
-					throw new IllegalStateException("The lock engine was closed");
-				}
-				if (this.subscriber == null) {
-					this.subscriber = this.factory.get();
-				}
-				return this.subscriber;
-			}
-			finally {
-				this.lock.unlock();
-			}
-		}
-
-		@Override
-		public void close() {
-			ReleaseSubscriber current;
-			this.lock.lock();
-			try {
-				this.closed = true;
-				current = this.subscriber;
-			}
-			finally {
-				this.lock.unlock();
-			}
-			if (current != null) {
-				current.close();
-			}
-		}
 
 	}
 

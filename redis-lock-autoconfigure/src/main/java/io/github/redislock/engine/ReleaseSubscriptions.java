@@ -73,7 +73,8 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 	private final long lingerNanos;
 
-	private final ReleaseSubscriber.Lazy subscriber;
+	/** Made at the first wait (on a cluster, after asking the nodes' versions). */
+	private final SharedConnection<ReleaseSubscriber> subscriber;
 
 	/** Create the registry; a channel lingers lingerMillis after its last waiter. */
 	ReleaseSubscriptions(Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory, long lingerMillis,
@@ -81,7 +82,8 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		this.ownReleasePrefix = (instanceId + ":").getBytes(StandardCharsets.UTF_8);
 		this.locks = locks;
 		this.channels = locks.byChannel();
-		this.subscriber = new ReleaseSubscriber.Lazy(() -> subscriberFactory.apply(this));
+		this.subscriber = new SharedConnection<>(() -> subscriberFactory.apply(this), (opened) -> true,
+				ReleaseSubscriber::close);
 		this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(lingerMillis);
 	}
 
