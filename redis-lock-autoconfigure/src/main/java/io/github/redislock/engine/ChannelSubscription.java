@@ -31,8 +31,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class ChannelSubscription {
 
-	private static final CompletableFuture<Void> CONFIRMED = CompletableFuture.completedFuture(null);
-
 	private boolean confirmed;
 
 	/** Whether a subscribe was sent since the last unsubscribe. */
@@ -49,7 +47,7 @@ final class ChannelSubscription {
 		CompletableFuture<Void> answer;
 		synchronized (this) {
 			if (this.confirmed) {
-				return CONFIRMED;
+				return CompletableFuture.completedFuture(null);
 			}
 			if (this.pending != null) {
 				return this.pending;
@@ -78,8 +76,7 @@ final class ChannelSubscription {
 	}
 
 	/**
-	 * Wait until Redis confirmed the subscription, subscribing if nobody does; called
-	 * with no lock held.
+	 * Wait, with no lock held, until Redis confirmed it, subscribing if nobody does.
 	 * @throws RuntimeException from the Redis client when subscribing failed (with the
 	 * interrupt status set when interrupted)
 	 */
@@ -118,10 +115,7 @@ final class ChannelSubscription {
 		this.asked = true;
 	}
 
-	/**
-	 * Redis ended a confirmed subscription without being asked, such as when the slot of
-	 * a sharded channel moved.
-	 */
+	/** Redis ended the subscription unasked, as when a sharded channel's slot moved. */
 	synchronized void lost() {
 		this.confirmed = false;
 	}

@@ -24,23 +24,17 @@ import io.github.redislock.SubscriptionStatus;
 
 /**
  * Release channels subscribed with sharded pub/sub ({@code SSUBSCRIBE}) on a Redis 7
- * cluster: each channel on the primary that owns its slot, so that a release message
- * reaches that shard's subscribers only instead of being broadcast to every node.
+ * cluster, each on the primary that owns its slot, so a release message reaches that
+ * shard's subscribers only instead of every node.
  *
  * <p>
- * Lettuce routes each {@code SSUBSCRIBE} to the owner of the channel's slot and
- * subscribes again when a node connection comes back. Two cases it leaves to us: a slot
- * that moved to another primary (Redis then ends the subscription with an
- * {@code SUNSUBSCRIBE} we did not ask for) and a primary replaced by its replica after a
- * failover (its connection stays down). Both leave a channel subscribed on a node that no
- * longer owns it; the first is reported as it comes, the second by {@link #repair()},
- * which compares the node that confirmed each subscription with the slot's owner every
- * sweep. The engine then subscribes the channel again, at the slot's current owner, if it
- * still has waiters.
- *
- * <p>
- * The nodes are recorded from Redis' confirmations only, so a subscribe that failed
- * leaves nothing here to repair or to unsubscribe.
+ * Lettuce routes each {@code SSUBSCRIBE} to the slot's owner. Two cases it leaves to us
+ * leave a channel subscribed on a node that no longer owns it: a slot that moved (Redis
+ * ends the subscription with an unasked {@code SUNSUBSCRIBE}, reported as it comes) and a
+ * primary replaced by its replica (its connection stays down), found by {@link #repair()}
+ * comparing, every sweep, the node that confirmed each subscription with the slot's
+ * owner. The engine then subscribes the channel again if it still has waiters. Nodes are
+ * recorded from confirmations only, so a failed subscribe leaves nothing to repair.
  *
  * @author redis-lock
  */
@@ -67,13 +61,10 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 		this.client = client;
 		this.timeout = timeout;
 		this.listener = listener;
-		// Lettuce subscribes a node's channels again when its connection comes back, but
-		// with one SSUBSCRIBE for all of them, which Redis refuses when they lie in
-		// several slots (CROSSSLOT), and the cluster API tells of no node connection
-		// that drops. So any connection of the client that drops counts as losing every
-		// subscription; the engine subscribes each channel with waiters again, one by
-		// one,
-		// and its confirmation wakes the waiters.
+		// Lettuce subscribes a node's channels again on reconnecting with one SSUBSCRIBE,
+		// which Redis refuses across slots (CROSSSLOT), and the cluster API tells of no
+		// node connection that drops: so any dropped connection of the client loses every
+		// subscription, and the engine subscribes each channel with waiters again.
 		this.disconnections = client.getResources()
 			.eventBus()
 			.get()
@@ -105,8 +96,7 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 		ReleaseSubscriber.confirmation(current.async().sunsubscribe(bytes(channel)), this.timeout)
 			.whenComplete((ignored, ex) -> {
 				if (ex != null) {
-					// The node is gone or does not answer; the subscription went or goes
-					// with it.
+					// The node is gone or silent; its subscriptions go with it.
 					logger.debug(LogMessage.format("Could not unsubscribe from %s", channel), ex);
 				}
 			});
