@@ -102,8 +102,7 @@ final class ReleaseMessaging {
 	}
 
 	/**
-	 * Whether {@link #publishCommand()} waits for nothing: false only on an undecided
-	 * cluster.
+	 * Whether the choice is made, so that {@link #publishCommand()} waits for nothing.
 	 */
 	boolean isDecided() {
 		return this.sharded != null;

@@ -11,11 +11,10 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.github.redislock.SubscriptionStatus;
 
 /**
- * The connection on which an engine subscribes to release channels: plain pub/sub through
- * Spring Data Redis, or sharded pub/sub on a Redis 7 cluster. It sends subscribe and
- * unsubscribe commands without waiting for them and keeps no record of which channels
- * should be subscribed: {@link ReleaseSubscriptions} does, and is told of what Redis
- * confirms and of what was lost.
+ * The connection on which an engine subscribes to release channels, plain or sharded
+ * ({@link ReleaseMessaging}). It sends commands without waiting for them and keeps no
+ * record of what should be subscribed: {@link ReleaseSubscriptions} does, and is told
+ * what Redis confirms and what was lost.
  *
  * @author redis-lock
  */
@@ -43,8 +42,7 @@ interface ReleaseSubscriber extends AutoCloseable {
 
 	/**
 	 * Repair what the connection lost and could not restore by itself, telling the
-	 * listener which subscriptions went; called from the engine's sweep, waits for
-	 * nothing.
+	 * listener what went; called from the engine's sweep, waits for nothing.
 	 */
 	default void repair() {
 	}
@@ -83,9 +81,7 @@ interface ReleaseSubscriber extends AutoCloseable {
 		/** Redis ended a subscription, asked to or not. */
 		void onUnsubscribed(String channel);
 
-		/**
-		 * Messages of every channel may have been missed: the connection was opened anew.
-		 */
+		/** Messages of every channel may have been missed: the connection is new. */
 		void onAllMissed();
 
 		/**
