@@ -43,7 +43,7 @@ final class ChannelSubscription {
 	 * The subscription to wait for: done when confirmed already, else the one in flight,
 	 * else one sent now. Waits for nothing.
 	 */
-	CompletableFuture<Void> subscribe(ReleaseSubscriber subscriber, String channel) {
+	CompletableFuture<Void> subscribe(ReleaseSubscriber<?> subscriber, String channel) {
 		CompletableFuture<Void> answer;
 		synchronized (this) {
 			if (this.confirmed) {
@@ -80,7 +80,7 @@ final class ChannelSubscription {
 	 * @throws RuntimeException from the Redis client when subscribing failed (with the
 	 * interrupt status set when interrupted)
 	 */
-	void await(ReleaseSubscriber subscriber, String channel) {
+	void await(ReleaseSubscriber<?> subscriber, String channel) {
 		if (isConfirmed()) {
 			return;
 		}
@@ -127,7 +127,7 @@ final class ChannelSubscription {
 	}
 
 	/** Send the unsubscribe, as the channel is given up; waits for nothing. */
-	void unsubscribe(ReleaseSubscriber subscriber, String channel) {
+	void unsubscribe(ReleaseSubscriber<?> subscriber, String channel) {
 		synchronized (this) {
 			reset();
 			this.asked = false;

@@ -1,14 +1,12 @@
 package io.github.redislock.engine;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import org.apache.commons.logging.Log;
@@ -23,8 +21,6 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.SubscriptionListener;
-
-import io.github.redislock.SubscriptionStatus;
 
 /**
  * Release channels subscribed with plain pub/sub ({@code SUBSCRIBE}) on one connection
@@ -48,7 +44,7 @@ import io.github.redislock.SubscriptionStatus;
  *
  * @author redis-lock
  */
-final class PlainReleaseSubscriber implements ReleaseSubscriber {
+final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscriber.Link> {
 
 	private static final Log logger = LogFactory.getLog(PlainReleaseSubscriber.class);
 
@@ -56,64 +52,48 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 
 	private final byte[] controlChannel;
 
-	private final Listener listener;
-
-	private final Duration timeout;
-
 	/** Opens a new connection after the last was dropped, as that waits for Redis. */
 	private final Executor reopener;
 
-	private final SharedConnection<Link> connection = new SharedConnection<>(this::open, Link::isUsable, this::drop);
-
 	PlainReleaseSubscriber(RedisConnectionFactory connectionFactory, String controlChannel, Duration timeout,
 			Listener listener, Executor reopener) {
+		super(listener, timeout);
 		this.connectionFactory = connectionFactory;
 		this.controlChannel = bytes(controlChannel);
-		this.timeout = timeout;
-		this.listener = listener;
 		this.reopener = reopener;
 	}
 
 	@Override
-	public void connect() {
-		this.connection.get();
+	CompletionStage<?> sendSubscribe(Link opened, byte[] channel) {
+		return opened.commands.subscribe(channel);
 	}
 
 	@Override
-	public CompletableFuture<Void> subscribe(String channel) {
-		Link current = this.connection.now();
-		if (current == null || !current.isUsable()) {
-			return CompletableFuture.failedFuture(new RedisException("The subscription connection is not open"));
-		}
-		return ReleaseSubscriber.confirmation(current.commands.subscribe(bytes(channel)), this.timeout);
-	}
-
-	@Override
-	public void unsubscribe(String channel) {
+	void unsubscribe(String channel) {
 		Link current = this.connection.now();
 		if (current == null || !current.isUsable()) {
 			// Gone, or to be dropped with all its subscriptions.
 			return;
 		}
-		ReleaseSubscriber.confirmation(current.commands.unsubscribe(bytes(channel)), this.timeout)
-			.whenComplete((ignored, ex) -> {
-				if (ex != null) {
-					logger.debug(LogMessage
-						.format("Could not unsubscribe from %s; dropping the subscription connection", channel), ex);
-					current.broken = true;
-				}
-			});
+		confirmation(current.commands.unsubscribe(bytes(channel))).whenComplete((ignored, ex) -> {
+			if (ex != null) {
+				logger.debug(LogMessage.format("Could not unsubscribe from %s; dropping the subscription connection",
+						channel), ex);
+				current.broken = true;
+			}
+		});
 	}
 
 	@Override
-	public void repair() {
+	void repair() {
 		Link current = this.connection.now();
 		if (this.connection.wasOpened() && (current == null || !current.isUsable())) {
 			this.connection.openInBackground(this.reopener);
 		}
 	}
 
-	private Link open() {
+	@Override
+	Link open() {
 		Link link = new Link();
 		RedisConnection opened = this.connectionFactory.getConnection();
 		try {
@@ -129,7 +109,8 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 	}
 
 	/** Drop a connection: nothing it says counts any more, and its subscriptions went. */
-	private void drop(Link link) {
+	@Override
+	void drop(Link link) {
 		link.dropped = true;
 		if (link.connection != null) {
 			closeQuietly(link.connection);
@@ -153,35 +134,22 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		}
 	}
 
+	@Override
+	boolean isUsable(Link opened) {
+		return opened.isUsable();
+	}
+
 	/**
-	 * The connection's state; Lettuce's own connection is asked, since Spring Data Redis
-	 * keeps a subscription alive while Lettuce reconnects it.
+	 * Lettuce's connection: Spring Data Redis keeps a subscription alive as it
+	 * reconnects.
 	 */
 	@Override
-	public SubscriptionStatus status() {
-		Link current = this.connection.now();
-		if (current == null) {
-			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
-		}
-		return (current.isUsable() && current.isConnected()) ? SubscriptionStatus.CONNECTED
-				: SubscriptionStatus.DISCONNECTED;
-	}
-
-	@Override
-	public void close() {
-		this.connection.close();
-	}
-
-	private static byte[] bytes(String channel) {
-		return channel.getBytes(StandardCharsets.UTF_8);
-	}
-
-	private static String string(byte[] channel) {
-		return new String(channel, StandardCharsets.UTF_8);
+	boolean isConnected(Link opened) {
+		return opened.isConnected();
 	}
 
 	/** One subscription connection and what it reports, until it is dropped. */
-	private final class Link implements MessageListener, SubscriptionListener, RedisConnectionStateListener {
+	final class Link implements MessageListener, SubscriptionListener, RedisConnectionStateListener {
 
 		@Nullable RedisConnection connection;
 

@@ -1,5 +1,6 @@
 package io.github.redislock.engine;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -7,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
 
 import io.github.redislock.SubscriptionStatus;
 
@@ -16,15 +18,43 @@ import io.github.redislock.SubscriptionStatus;
  * record of what should be subscribed: {@link ReleaseSubscriptions} does, and is told
  * what Redis confirms and what was lost.
  *
+ * @param <C> the connection type
  * @author redis-lock
  */
-interface ReleaseSubscriber extends AutoCloseable {
+abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
+		permits PlainReleaseSubscriber, ShardedReleaseSubscriber {
+
+	final Listener listener;
+
+	final Duration timeout;
+
+	final SharedConnection<C> connection = new SharedConnection<>(this::open, this::isUsable, this::drop);
+
+	ReleaseSubscriber(Listener listener, Duration timeout) {
+		this.listener = listener;
+		this.timeout = timeout;
+	}
+
+	/** Open a connection, waiting for Redis; throws when it cannot. */
+	abstract C open();
+
+	/** Whether an open connection can still be used. */
+	abstract boolean isUsable(C opened);
+
+	/** Close a connection that is replaced, or at {@link #close()}. */
+	abstract void drop(C opened);
+
+	abstract boolean isConnected(C opened);
+
+	abstract CompletionStage<?> sendSubscribe(C opened, byte[] channel);
 
 	/**
 	 * Open the connection unless it is open, waiting for Redis; called with no lock held.
 	 * @throws RuntimeException from the Redis client when it could not be opened
 	 */
-	void connect();
+	final void connect() {
+		this.connection.get();
+	}
 
 	/**
 	 * Send a subscription to a channel without waiting for it.
@@ -32,38 +62,61 @@ interface ReleaseSubscriber extends AutoCloseable {
 	 * open, or Redis refused it or did not confirm it within the command timeout (a late
 	 * confirmation still reaches {@link Listener#onSubscribed})
 	 */
-	CompletableFuture<Void> subscribe(String channel);
+	final CompletableFuture<Void> subscribe(String channel) {
+		C current = this.connection.now();
+		if (current == null || !isUsable(current)) {
+			return CompletableFuture.failedFuture(new RedisException("The subscription connection is not open"));
+		}
+		return confirmation(sendSubscribe(current, bytes(channel)));
+	}
 
 	/**
 	 * Send an unsubscription from a channel without waiting for it. A failure costs at
 	 * most the channel's messages until the subscriber repairs the connection.
 	 */
-	void unsubscribe(String channel);
+	abstract void unsubscribe(String channel);
 
 	/**
 	 * Repair what the connection lost and could not restore by itself, telling the
 	 * listener what went; called from the engine's sweep, waits for nothing.
 	 */
-	default void repair() {
+	void repair() {
 	}
 
 	/** The state of the connection now. */
-	SubscriptionStatus status();
+	final SubscriptionStatus status() {
+		C current = this.connection.now();
+		if (current == null) {
+			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
+		}
+		return (isUsable(current) && isConnected(current)) ? SubscriptionStatus.CONNECTED
+				: SubscriptionStatus.DISCONNECTED;
+	}
 
 	/** Close the connection; no more messages arrive. */
 	@Override
-	void close();
+	public void close() {
+		this.connection.close();
+	}
 
 	/**
 	 * The answer to a subscribe or unsubscribe, bounded by the command timeout whether or
 	 * not the Redis client times commands out itself.
 	 */
-	static CompletableFuture<Void> confirmation(CompletionStage<?> sent, Duration timeout) {
+	final CompletableFuture<Void> confirmation(CompletionStage<?> sent) {
 		return sent.toCompletableFuture()
 			.<Void>thenApply((ignored) -> null)
-			.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+			.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS)
 			.exceptionallyCompose((ex) -> CompletableFuture.failedFuture((ex instanceof TimeoutException)
-					? new RedisCommandTimeoutException("Redis did not answer within " + timeout) : ex));
+					? new RedisCommandTimeoutException("Redis did not answer within " + this.timeout) : ex));
+	}
+
+	static byte[] bytes(String channel) {
+		return channel.getBytes(StandardCharsets.UTF_8);
+	}
+
+	static String string(byte[] channel) {
+		return new String(channel, StandardCharsets.UTF_8);
 	}
 
 	/** Told of what arrives on the connection, on the Redis client's threads. */

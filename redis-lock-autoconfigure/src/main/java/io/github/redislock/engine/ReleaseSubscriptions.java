@@ -74,11 +74,11 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	private final long lingerNanos;
 
 	/** Made at the first wait (on a cluster, after asking the nodes' versions). */
-	private final SharedConnection<ReleaseSubscriber> subscriber;
+	private final SharedConnection<ReleaseSubscriber<?>> subscriber;
 
 	/** Create the registry; a channel lingers lingerMillis after its last waiter. */
-	ReleaseSubscriptions(Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory, long lingerMillis,
-			String instanceId, LocalLocks locks) {
+	ReleaseSubscriptions(Function<ReleaseSubscriber.Listener, ReleaseSubscriber<?>> subscriberFactory,
+			long lingerMillis, String instanceId, LocalLocks locks) {
 		this.ownReleasePrefix = (instanceId + ":").getBytes(StandardCharsets.UTF_8);
 		this.locks = locks;
 		this.channels = locks.byChannel();
@@ -94,7 +94,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 * interrupt status set when interrupted); nothing is left queued then
 	 */
 	LocalLock join(String channel, Waiter waiter) {
-		ReleaseSubscriber current = this.subscriber.get();
+		ReleaseSubscriber<?> current = this.subscriber.get();
 		LocalLock lock = this.locks.startJoining(channel);
 		try {
 			lock.subscription().await(current, channel);
@@ -116,7 +116,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	CompletionStage<LocalLock> joinAsync(String channel, Waiter waiter, Executor background) {
 		LocalLock lock = this.locks.startJoining(channel);
 		ChannelSubscription subscription = lock.subscription();
-		ReleaseSubscriber current = this.subscriber.now();
+		ReleaseSubscriber<?> current = this.subscriber.now();
 		CompletionStage<Void> subscribed;
 		try {
 			if (subscription.isConfirmed()) {
@@ -151,7 +151,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	 */
 	void sweep() {
 		long idleSince = System.nanoTime() - this.lingerNanos;
-		ReleaseSubscriber current = this.subscriber.now();
+		ReleaseSubscriber<?> current = this.subscriber.now();
 		if (current != null) {
 			current.repair();
 		}
@@ -246,7 +246,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 
 	/** The connection's status; disconnected while a channel with waiters is not. */
 	SubscriptionStatus status() {
-		ReleaseSubscriber current = this.subscriber.now();
+		ReleaseSubscriber<?> current = this.subscriber.now();
 		if (current == null) {
 			return SubscriptionStatus.NONE;
 		}

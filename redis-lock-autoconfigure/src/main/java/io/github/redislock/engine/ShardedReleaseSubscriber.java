@@ -1,12 +1,10 @@
 package io.github.redislock.engine;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -19,8 +17,6 @@ import org.apache.commons.logging.LogFactory;
 import reactor.core.Disposable;
 
 import org.springframework.core.log.LogMessage;
-
-import io.github.redislock.SubscriptionStatus;
 
 /**
  * Release channels subscribed with sharded pub/sub ({@code SSUBSCRIBE}) on a Redis 7
@@ -38,15 +34,11 @@ import io.github.redislock.SubscriptionStatus;
  *
  * @author redis-lock
  */
-final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], byte[]> implements ReleaseSubscriber {
+final class ShardedReleaseSubscriber extends ReleaseSubscriber<StatefulRedisClusterPubSubConnection<byte[], byte[]>> {
 
 	private static final Log logger = LogFactory.getLog(ShardedReleaseSubscriber.class);
 
 	private final RedisClusterClient client;
-
-	private final Duration timeout;
-
-	private final Listener listener;
 
 	/** Tells the listener of connections of the client that dropped. */
 	private final Disposable disconnections;
@@ -54,13 +46,9 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 	/** The node that confirmed each subscription, by channel. */
 	private final Map<String, String> nodes = new ConcurrentHashMap<>();
 
-	private final SharedConnection<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection = new SharedConnection<>(
-			this::open, (opened) -> true, StatefulRedisClusterPubSubConnection::close);
-
 	ShardedReleaseSubscriber(RedisClusterClient client, Duration timeout, Listener listener) {
+		super(listener, timeout);
 		this.client = client;
-		this.timeout = timeout;
-		this.listener = listener;
 		// Lettuce subscribes a node's channels again on reconnecting with one SSUBSCRIBE,
 		// which Redis refuses across slots (CROSSSLOT), and the cluster API tells of no
 		// node connection that drops: so any dropped connection of the client loses every
@@ -73,37 +61,76 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 	}
 
 	@Override
-	public void connect() {
-		this.connection.get();
+	StatefulRedisClusterPubSubConnection<byte[], byte[]> open() {
+		StatefulRedisClusterPubSubConnection<byte[], byte[]> opened = this.client
+			.connectPubSub(ByteArrayCodec.INSTANCE);
+		opened.setTimeout(this.timeout);
+		opened.addListener(new RedisClusterPubSubAdapter<>() {
+
+			@Override
+			public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
+				ShardedReleaseSubscriber.this.listener.onMessage(string(channel), message);
+			}
+
+			@Override
+			public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
+				String name = string(channel);
+				if (node != null) {
+					ShardedReleaseSubscriber.this.nodes.put(name, node.getNodeId());
+				}
+				ShardedReleaseSubscriber.this.listener.onSubscribed(name);
+			}
+
+			@Override
+			public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
+				// Asked for (then forgotten already), or the slot moved.
+				String name = string(channel);
+				if (ShardedReleaseSubscriber.this.nodes.remove(name) != null) {
+					ShardedReleaseSubscriber.this.listener.onUnsubscribed(name);
+				}
+			}
+
+		});
+		return opened;
 	}
 
 	@Override
-	public CompletableFuture<Void> subscribe(String channel) {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
-		if (current == null) {
-			return CompletableFuture.failedFuture(new RedisException("The subscription connection is not open"));
-		}
-		return ReleaseSubscriber.confirmation(current.async().ssubscribe(bytes(channel)), this.timeout);
+	boolean isUsable(StatefulRedisClusterPubSubConnection<byte[], byte[]> opened) {
+		return true;
 	}
 
 	@Override
-	public void unsubscribe(String channel) {
+	void drop(StatefulRedisClusterPubSubConnection<byte[], byte[]> opened) {
+		opened.close();
+	}
+
+	@Override
+	boolean isConnected(StatefulRedisClusterPubSubConnection<byte[], byte[]> opened) {
+		return opened.isOpen();
+	}
+
+	@Override
+	CompletionStage<?> sendSubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> opened, byte[] channel) {
+		return opened.async().ssubscribe(channel);
+	}
+
+	@Override
+	void unsubscribe(String channel) {
 		this.nodes.remove(channel);
 		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
 		if (current == null) {
 			return;
 		}
-		ReleaseSubscriber.confirmation(current.async().sunsubscribe(bytes(channel)), this.timeout)
-			.whenComplete((ignored, ex) -> {
-				if (ex != null) {
-					// The node is gone or silent; its subscriptions go with it.
-					logger.debug(LogMessage.format("Could not unsubscribe from %s", channel), ex);
-				}
-			});
+		confirmation(current.async().sunsubscribe(bytes(channel))).whenComplete((ignored, ex) -> {
+			if (ex != null) {
+				// The node is gone or silent; its subscriptions go with it.
+				logger.debug(LogMessage.format("Could not unsubscribe from %s", channel), ex);
+			}
+		});
 	}
 
 	@Override
-	public void repair() {
+	void repair() {
 		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
 		if (current == null) {
 			return;
@@ -116,58 +143,10 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 		});
 	}
 
-	private StatefulRedisClusterPubSubConnection<byte[], byte[]> open() {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> opened = this.client
-			.connectPubSub(ByteArrayCodec.INSTANCE);
-		opened.setTimeout(this.timeout);
-		opened.addListener(this);
-		return opened;
-	}
-
-	@Override
-	public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
-		this.listener.onMessage(string(channel), message);
-	}
-
-	@Override
-	public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
-		String name = string(channel);
-		if (node != null) {
-			this.nodes.put(name, node.getNodeId());
-		}
-		this.listener.onSubscribed(name);
-	}
-
-	@Override
-	public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
-		// Asked for (then forgotten already), or the slot moved.
-		String name = string(channel);
-		if (this.nodes.remove(name) != null) {
-			this.listener.onUnsubscribed(name);
-		}
-	}
-
-	@Override
-	public SubscriptionStatus status() {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
-		if (current == null) {
-			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
-		}
-		return current.isOpen() ? SubscriptionStatus.CONNECTED : SubscriptionStatus.DISCONNECTED;
-	}
-
 	@Override
 	public void close() {
 		this.disconnections.dispose();
-		this.connection.close();
-	}
-
-	private static byte[] bytes(String channel) {
-		return channel.getBytes(StandardCharsets.UTF_8);
-	}
-
-	private static String string(byte[] channel) {
-		return new String(channel, StandardCharsets.UTF_8);
+		super.close();
 	}
 
 }
