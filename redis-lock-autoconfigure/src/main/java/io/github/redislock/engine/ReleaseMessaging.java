@@ -61,9 +61,8 @@ final class ReleaseMessaging {
 	private volatile @Nullable Boolean sharded;
 
 	/**
-	 * Makes one thread ask the cluster while others wait: a lock, not a monitor, since it
-	 * waits for Redis, and on JDK 21 to 23 a virtual thread waiting in a monitor pins its
-	 * carrier.
+	 * One thread asks the cluster: a lock, not a monitor, since on JDK 21 to 23 a virtual
+	 * thread waiting in a monitor pins its carrier.
 	 */
 	private final ReentrantLock deciding = new ReentrantLock();
 
@@ -125,12 +124,7 @@ final class ReleaseMessaging {
 		}
 	}
 
-	/**
-	 * Ask every node of the cluster for its version, all at once. The answer is known as
-	 * soon as one node is older than 7, or once every node answered, or
-	 * {@value #SILENT_NODE_GRACE_MILLIS} ms after the first answer: a silent node is
-	 * taken to run the version its peers run, and a warning names it.
-	 */
+	/** Ask every node for its version, all at once, as the class comment tells. */
 	@SuppressWarnings("unchecked")
 	private boolean everyNodeShards() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {

@@ -38,10 +38,9 @@ abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
 	/** Open a connection, waiting for Redis; throws when it cannot. */
 	abstract C open();
 
-	/** Whether an open connection can still be used. */
 	abstract boolean isUsable(C opened);
 
-	/** Close a connection that is replaced, or at {@link #close()}. */
+	/** Close a connection that is replaced or closed. */
 	abstract void drop(C opened);
 
 	abstract boolean isConnected(C opened);
