@@ -8,24 +8,20 @@ import io.lettuce.core.RedisException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What this JVM knows of the subscription of one release channel; the registry that uses
- * it is {@link ReleaseSubscriptions}, whose design note gives the order of subscribes and
+ * What this JVM knows of the subscription of one release channel, for
+ * {@link ReleaseSubscriptions}, whose design note gives the order of subscribes and
  * unsubscribes.
  *
  * <h2>Design notes</h2>
  *
- * Three states: <em>unsubscribed</em> (never, or the subscribe failed, or Redis ended it,
- * or its connection broke or was dropped), <em>subscribing</em> (one subscribe in flight,
- * whose future every joining thread waits on with no lock held) and <em>subscribed</em>
- * (Redis confirmed it on the current connection). The monitor guards the state only:
- * commands are sent outside it, since the Redis client may complete other commands, whose
- * callbacks take it, while one is being sent.
- *
- * <p>
- * <b>Stale answers.</b> A subscribe's answer counts only while it is still the one in
- * flight: after a {@link #reset()} its success means nothing. A confirmation Redis sends
- * by itself (Lettuce subscribing again after a reconnect, or an answer after the timeout)
- * marks the channel subscribed whatever the state.
+ * Unsubscribed, subscribing (one subscribe in flight, whose future every joining thread
+ * waits on with no lock held) or subscribed (confirmed on the current connection). The
+ * monitor guards the state only: commands are sent outside it, since the Redis client may
+ * complete other commands, whose callbacks take it, while one is being sent. A
+ * subscribe's answer counts only while it is still the one in flight (not after a
+ * {@link #reset()}); a confirmation Redis sends by itself (Lettuce subscribing again
+ * after a reconnect, or an answer after the timeout) marks it subscribed whatever the
+ * state.
  *
  * @author redis-lock
  */

@@ -24,23 +24,18 @@ import org.springframework.data.redis.connection.SubscriptionListener;
 
 /**
  * Release channels subscribed with plain pub/sub ({@code SUBSCRIBE}) on one connection
- * from the Spring Data Redis connection factory.
+ * from the Spring Data Redis connection factory, which stays subscribed to a control
+ * channel: Spring Data Redis needs one, and its confirmation after a reconnect tells that
+ * messages may have been missed. Release channels go through Lettuce's asynchronous
+ * commands on that connection, so no caller waits for Redis holding anything.
  *
  * <p>
- * The connection stays subscribed to a control channel while open: Spring Data Redis
- * needs at least one channel, and the control channel's confirmation after a reconnect
- * tells that messages may have been missed. Release channels are subscribed with
- * Lettuce's asynchronous commands on the same connection, so no caller waits for Redis
- * while holding anything.
- *
- * <p>
- * <b>Dropping the connection.</b> Lettuce reconnects a broken connection and subscribes
- * again to every channel Redis had confirmed; the listener hears of the disconnection as
- * a loss of every subscription, and of each confirmation as it comes. Lettuce leaves two
- * cases to us: an unsubscribe not answered in time, which leaves the subscriptions
- * unknown, and a connection ended for good (closed, or broken without automatic
- * reconnection). Then {@link #repair()}, at the next sweep, drops the connection, tells
- * the listener every subscription is lost, and opens a new one on the engine's executor.
+ * Lettuce reconnects a broken connection and subscribes again to every confirmed channel
+ * (the listener hears of a loss of all, then of each confirmation). It leaves two cases
+ * to us: an unsubscribe not answered in time, which leaves the subscriptions unknown, and
+ * a connection ended for good (closed, or no automatic reconnection). Then
+ * {@link #repair()}, at the next sweep, drops the connection, which tells the listener
+ * every subscription is lost, and opens another on the engine's executor.
  *
  * @author redis-lock
  */

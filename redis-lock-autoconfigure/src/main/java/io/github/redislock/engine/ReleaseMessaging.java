@@ -30,16 +30,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * How release messages travel: sharded pub/sub ({@code SPUBLISH} / {@code SSUBSCRIBE}) on
- * a Redis Cluster whose nodes all run Redis 7 or later, so that a release reaches only
- * the shard that owns the lock, and plain pub/sub everywhere else (a single server,
- * Sentinel, or a cluster with an older node, where a {@code PUBLISH} reaches every node).
+ * a Redis Cluster whose nodes all run Redis 7 or later, so a release reaches only the
+ * shard that owns the lock, and plain pub/sub elsewhere (where a {@code PUBLISH} reaches
+ * every node).
  *
  * <p>
- * The choice needs the server version. The engine asks for it in the background when it
- * starts, and a lock call asks itself if the answer is not there yet: an application may
- * start while Redis is unreachable. Every node of a cluster is asked at once, and one
- * that is down or stalled is waited for at most a second after the others answered: it
- * holds up the first lock calls for that second and fails none. The choice then holds for
+ * The choice needs the server version, asked in the background as the engine starts, or
+ * by a lock call if the answer is not there yet (Redis may be down at startup). Every
+ * cluster node is asked at once; a silent one is waited for at most a second after the
+ * others answered, so it delays the first lock calls and fails none. The choice holds for
  * the engine's life, since publisher and subscribers must agree.
  *
  * @author redis-lock
