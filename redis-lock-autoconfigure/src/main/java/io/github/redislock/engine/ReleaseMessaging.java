@@ -1,11 +1,11 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -129,94 +129,85 @@ final class ReleaseMessaging {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			StatefulRedisClusterConnection<byte[], byte[]> cluster = ((RedisAdvancedClusterAsyncCommands<byte[], byte[]>) connection
 				.getNativeConnection()).getStatefulConnection();
-			NodeVersions versions = new NodeVersions();
+			Map<String, CompletableFuture<Integer>> versions = new TreeMap<>();
 			for (RedisClusterNode node : cluster.getPartitions()) {
 				Set<NodeFlag> flags = node.getFlags();
 				if (!flags.contains(NodeFlag.NOADDR) && !flags.contains(NodeFlag.HANDSHAKE)
 						&& !flags.contains(NodeFlag.FAIL)) {
-					versions.ask(node, cluster.getConnectionAsync(node.getNodeId())
-						.thenCompose((nodeConnection) -> nodeConnection.async().info("server")));
+					versions.put(node.getUri().getHost() + ":" + node.getUri().getPort(),
+							cluster.getConnectionAsync(node.getNodeId())
+								.thenCompose((nodeConnection) -> nodeConnection.async().info("server"))
+								.thenApply(ReleaseMessaging::majorVersionIn)
+								.toCompletableFuture());
 				}
 			}
-			return versions.decide(commandTimeout().toMillis());
+			return decide(versions, commandTimeout().toMillis());
 		}
 	}
 
-	/** The versions the nodes of a cluster report, as their answers arrive. */
-	private static final class NodeVersions {
-
-		private final CompletableFuture<Boolean> decision = new CompletableFuture<>();
-
-		private final CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
-
-		private final Set<String> answered = ConcurrentHashMap.newKeySet();
-
-		private final Set<String> asked = ConcurrentHashMap.newKeySet();
-
-		private final AtomicInteger pending = new AtomicInteger(1);
-
-		void ask(RedisClusterNode node, CompletionStage<String> info) {
-			String address = node.getUri().getHost() + ":" + node.getUri().getPort();
-			this.asked.add(address);
-			this.pending.incrementAndGet();
-			info.whenComplete((answer, ex) -> {
-				if (answer != null) {
-					this.answered.add(address);
-					this.firstAnswer.complete(null);
-					if (majorVersionIn(answer) < SHARDED_PUB_SUB_VERSION) {
-						this.decision.complete(false);
-					}
-				}
-				countDown();
-			});
-		}
-
-		private void countDown() {
-			if (this.pending.decrementAndGet() == 0) {
-				if (this.answered.isEmpty()) {
+	/** Wait for the first answer at most timeoutMillis, and for the others the grace. */
+	private static boolean decide(Map<String, CompletableFuture<Integer>> versions, long timeoutMillis) {
+		CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
+		CompletableFuture<Boolean> decision = new CompletableFuture<>();
+		AtomicInteger pending = new AtomicInteger(versions.size() + 1);
+		Runnable countDown = () -> {
+			if (pending.decrementAndGet() == 0) {
+				if (nodes(versions, true).isEmpty()) {
 					RedisConnectionFailureException failure = new RedisConnectionFailureException(
 							"No node of the Redis Cluster told its version");
-					this.firstAnswer.completeExceptionally(failure);
-					this.decision.completeExceptionally(failure);
+					firstAnswer.completeExceptionally(failure);
+					decision.completeExceptionally(failure);
 				}
 				else {
-					this.decision.complete(true);
+					decision.complete(true);
 				}
 			}
-		}
-
-		/**
-		 * Wait for the first answer at most timeoutMillis, and for the others the grace.
-		 */
-		boolean decide(long timeoutMillis) {
-			countDown();
-			try {
-				this.firstAnswer.get(timeoutMillis, TimeUnit.MILLISECONDS);
-				return this.decision.get(SILENT_NODE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-			}
-			catch (TimeoutException ex) {
-				if (this.answered.isEmpty()) {
-					throw new RedisConnectionFailureException(
-							"No node of the Redis Cluster answered INFO within " + timeoutMillis + " ms");
+		};
+		versions.values().forEach((version) -> version.whenComplete((major, ex) -> {
+			if (major != null) {
+				firstAnswer.complete(null);
+				if (major < SHARDED_PUB_SUB_VERSION) {
+					decision.complete(false);
 				}
-				Set<String> silent = new TreeSet<>(this.asked);
-				silent.removeAll(this.answered);
-				logger.warn(LogMessage.format(
-						"Redis Cluster nodes %s did not tell their version within %s ms; taking them to run "
-								+ "Redis %s or later like %s and sending lock release messages by sharded pub/sub",
-						silent, SILENT_NODE_GRACE_MILLIS, SHARDED_PUB_SUB_VERSION, new TreeSet<>(this.answered)));
-				return true;
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new RedisConnectionFailureException("Interrupted while asking Redis for its version", ex);
-			}
-			catch (ExecutionException ex) {
-				throw (ex.getCause() instanceof RuntimeException failure) ? failure
-						: new RedisConnectionFailureException("Could not read the version of Redis", ex.getCause());
-			}
+			countDown.run();
+		}));
+		countDown.run();
+		try {
+			firstAnswer.get(timeoutMillis, TimeUnit.MILLISECONDS);
+			return decision.get(SILENT_NODE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
 		}
+		catch (TimeoutException ex) {
+			Set<String> answered = nodes(versions, true);
+			if (answered.isEmpty()) {
+				throw new RedisConnectionFailureException(
+						"No node of the Redis Cluster answered INFO within " + timeoutMillis + " ms");
+			}
+			logger.warn(LogMessage.format(
+					"Redis Cluster nodes %s did not tell their version within %s ms; taking them to run "
+							+ "Redis %s or later like %s and sending lock release messages by sharded pub/sub",
+					nodes(versions, false), SILENT_NODE_GRACE_MILLIS, SHARDED_PUB_SUB_VERSION, answered));
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisConnectionFailureException("Interrupted while asking Redis for its version", ex);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException failure) ? failure
+					: new RedisConnectionFailureException("Could not read the version of Redis", ex.getCause());
+		}
+	}
 
+	/** The nodes that told their version, or those that did not. */
+	private static Set<String> nodes(Map<String, CompletableFuture<Integer>> versions, boolean answered) {
+		Set<String> nodes = new TreeSet<>();
+		versions.forEach((node, version) -> {
+			if ((version.isDone() && !version.isCompletedExceptionally()) == answered) {
+				nodes.add(node);
+			}
+		});
+		return nodes;
 	}
 
 	/** The major version in the {@code redis_version} field of an {@code INFO} answer. */
