@@ -80,7 +80,8 @@ final class ChannelSubscription {
 		if (isConfirmed()) {
 			return;
 		}
-		subscriber.connect();
+		// Opens the connection unless it is open, waiting for Redis.
+		subscriber.connection.get();
 		try {
 			// Bounded by the command timeout: see ReleaseSubscriber#subscribe.
 			subscribe(subscriber, channel).get();

@@ -66,7 +66,7 @@ final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscri
 	@Override
 	void unsubscribe(String channel) {
 		Link current = this.connection.now();
-		if (current == null || !current.isUsable()) {
+		if (current == null || !isUsable(current)) {
 			// Gone, or to be dropped with all its subscriptions.
 			return;
 		}
@@ -82,7 +82,7 @@ final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscri
 	@Override
 	void repair() {
 		Link current = this.connection.now();
-		if (this.connection.wasOpened() && (current == null || !current.isUsable())) {
+		if (this.connection.wasOpened() && (current == null || !isUsable(current))) {
 			this.connection.openInBackground(this.reopener);
 		}
 	}
@@ -131,7 +131,15 @@ final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscri
 
 	@Override
 	boolean isUsable(Link opened) {
-		return opened.isUsable();
+		if (opened.broken || opened.dropped || opened.connection == null || opened.commands == null) {
+			return false;
+		}
+		Subscription subscription = opened.connection.getSubscription();
+		StatefulConnection<?, ?> stateful = opened.commands.getStatefulConnection();
+		// Closed, or broken with nothing to reconnect it.
+		boolean ended = (stateful instanceof RedisChannelHandler<?, ?> handler && handler.isClosed())
+				|| (!stateful.isOpen() && !stateful.getOptions().isAutoReconnect());
+		return subscription != null && subscription.isAlive() && !ended;
 	}
 
 	/**
@@ -140,7 +148,7 @@ final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscri
 	 */
 	@Override
 	boolean isConnected(Link opened) {
-		return opened.isConnected();
+		return opened.commands != null && opened.commands.getStatefulConnection().isOpen();
 	}
 
 	/** One subscription connection and what it reports, until it is dropped. */
@@ -164,22 +172,6 @@ final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscri
 			this.connection = opened;
 			this.commands = (RedisPubSubAsyncCommands<byte[], byte[]>) pubSub;
 			this.commands.getStatefulConnection().addListener(this);
-		}
-
-		boolean isUsable() {
-			if (this.broken || this.dropped || this.connection == null || this.commands == null) {
-				return false;
-			}
-			Subscription subscription = this.connection.getSubscription();
-			StatefulConnection<?, ?> stateful = this.commands.getStatefulConnection();
-			// Closed, or broken with nothing to reconnect it.
-			boolean ended = (stateful instanceof RedisChannelHandler<?, ?> handler && handler.isClosed())
-					|| (!stateful.isOpen() && !stateful.getOptions().isAutoReconnect());
-			return subscription != null && subscription.isAlive() && !ended;
-		}
-
-		boolean isConnected() {
-			return this.commands != null && this.commands.getStatefulConnection().isOpen();
 		}
 
 		@Override

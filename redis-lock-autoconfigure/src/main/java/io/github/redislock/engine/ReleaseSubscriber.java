@@ -48,14 +48,6 @@ abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
 	abstract CompletionStage<?> sendSubscribe(C opened, byte[] channel);
 
 	/**
-	 * Open the connection unless it is open, waiting for Redis; called with no lock held.
-	 * @throws RuntimeException from the Redis client when it could not be opened
-	 */
-	final void connect() {
-		this.connection.get();
-	}
-
-	/**
 	 * Send a subscription to a channel without waiting for it.
 	 * @return completes when Redis confirmed it; exceptionally when the connection is not
 	 * open, or Redis refused it or did not confirm it within the command timeout (a late
