@@ -51,7 +51,7 @@ final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscri
 	private final Executor reopener;
 
 	PlainReleaseSubscriber(RedisConnectionFactory connectionFactory, String controlChannel, Duration timeout,
-			Listener listener, Executor reopener) {
+			ReleaseSubscriptions listener, Executor reopener) {
 		super(listener, timeout);
 		this.connectionFactory = connectionFactory;
 		this.controlChannel = bytes(controlChannel);

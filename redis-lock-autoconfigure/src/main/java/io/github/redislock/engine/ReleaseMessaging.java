@@ -84,7 +84,7 @@ final class ReleaseMessaging {
 	 * Open the subscriber that suits the servers.
 	 * @param reopener opens a new subscription connection after one was dropped
 	 */
-	ReleaseSubscriber<?> subscriber(String controlChannel, ReleaseSubscriber.Listener listener, Executor reopener) {
+	ReleaseSubscriber<?> subscriber(String controlChannel, ReleaseSubscriptions listener, Executor reopener) {
 		if (isSharded()) {
 			RedisClusterClient client = (RedisClusterClient) ((LettuceConnectionFactory) this.connectionFactory)
 				.getRequiredNativeClient();

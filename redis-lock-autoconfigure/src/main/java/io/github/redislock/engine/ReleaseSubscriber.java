@@ -24,13 +24,14 @@ import io.github.redislock.SubscriptionStatus;
 abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
 		permits PlainReleaseSubscriber, ShardedReleaseSubscriber {
 
-	final Listener listener;
+	/** Told of what arrives, on the Redis client's threads. */
+	final ReleaseSubscriptions listener;
 
 	final Duration timeout;
 
 	final SharedConnection<C> connection = new SharedConnection<>(this::open, this::isUsable, this::drop);
 
-	ReleaseSubscriber(Listener listener, Duration timeout) {
+	ReleaseSubscriber(ReleaseSubscriptions listener, Duration timeout) {
 		this.listener = listener;
 		this.timeout = timeout;
 	}
@@ -51,7 +52,7 @@ abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
 	 * Send a subscription to a channel without waiting for it.
 	 * @return completes when Redis confirmed it; exceptionally when the connection is not
 	 * open, or Redis refused it or did not confirm it within the command timeout (a late
-	 * confirmation still reaches {@link Listener#onSubscribed})
+	 * confirmation still reaches {@link ReleaseSubscriptions#onSubscribed})
 	 */
 	final CompletableFuture<Void> subscribe(String channel) {
 		C current = this.connection.now();
@@ -108,33 +109,6 @@ abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
 
 	static String string(byte[] channel) {
 		return new String(channel, StandardCharsets.UTF_8);
-	}
-
-	/** Told of what arrives on the connection, on the Redis client's threads. */
-	interface Listener {
-
-		/** A message arrived on a subscribed channel. */
-		void onMessage(String channel, byte[] body);
-
-		/**
-		 * Redis confirmed a subscription, the first time or after a reconnect: messages
-		 * published before it may have been missed.
-		 */
-		void onSubscribed(String channel);
-
-		/** Redis ended a subscription, asked to or not. */
-		void onUnsubscribed(String channel);
-
-		/** Messages of every channel may have been missed: the connection is new. */
-		void onAllMissed();
-
-		/**
-		 * Every subscription is gone, for now (the connection broke, and Lettuce
-		 * subscribes again as it reconnects) or for good (the connection was dropped),
-		 * until each channel's next confirmation.
-		 */
-		void onAllLost();
-
 	}
 
 }

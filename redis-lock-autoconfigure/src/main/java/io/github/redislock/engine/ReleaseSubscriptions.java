@@ -60,7 +60,7 @@ import io.github.redislock.SubscriptionStatus;
  *
  * @author redis-lock
  */
-final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoCloseable {
+final class ReleaseSubscriptions implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
 
@@ -77,8 +77,8 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	private final SharedConnection<ReleaseSubscriber<?>> subscriber;
 
 	/** Create the registry; a channel lingers lingerMillis after its last waiter. */
-	ReleaseSubscriptions(Function<ReleaseSubscriber.Listener, ReleaseSubscriber<?>> subscriberFactory,
-			long lingerMillis, String instanceId, LocalLocks locks) {
+	ReleaseSubscriptions(Function<ReleaseSubscriptions, ReleaseSubscriber<?>> subscriberFactory, long lingerMillis,
+			String instanceId, LocalLocks locks) {
 		this.ownReleasePrefix = (instanceId + ":").getBytes(StandardCharsets.UTF_8);
 		this.locks = locks;
 		this.channels = locks.byChannel();
@@ -176,8 +176,8 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		}
 	}
 
-	@Override
-	public void onMessage(String channel, byte[] body) {
+	/** A release message arrived on a subscribed channel. */
+	void onMessage(String channel, byte[] body) {
 		WakeUp wakeUp = LockKind.wakeUpOf(body, this.ownReleasePrefix);
 		LocalLock lock = this.channels.get(channel);
 		if (lock != null) {
@@ -188,16 +188,16 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		}
 	}
 
-	@Override
-	public void onSubscribed(String channel) {
+	/** Redis confirmed a subscription, first or again: messages may have been missed. */
+	void onSubscribed(String channel) {
 		// A confirmation for nobody (its waiter gave up) is recorded, for the sweep.
 		LocalLock lock = this.channels.computeIfAbsent(channel, (name) -> new LocalLock());
 		lock.subscription().confirmed();
 		lock.signalAll();
 	}
 
-	@Override
-	public void onUnsubscribed(String channel) {
+	/** Redis ended a subscription, asked to or not. */
+	void onUnsubscribed(String channel) {
 		// A channel unsubscribed on purpose has no entry, or a new one: this was unasked.
 		LocalLock lock = this.channels.get(channel);
 		if (lock != null) {
@@ -205,13 +205,13 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		}
 	}
 
-	@Override
-	public void onAllMissed() {
+	/** Messages of every channel may have been missed: the connection is new. */
+	void onAllMissed() {
 		wakeAll();
 	}
 
-	@Override
-	public void onAllLost() {
+	/** Every subscription is gone, for now (Lettuce reconnects) or for good (dropped). */
+	void onAllLost() {
 		this.channels.values().forEach((lock) -> lock.subscription().reset());
 	}
 

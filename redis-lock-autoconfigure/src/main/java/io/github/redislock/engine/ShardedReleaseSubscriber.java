@@ -46,7 +46,7 @@ final class ShardedReleaseSubscriber extends ReleaseSubscriber<StatefulRedisClus
 	/** The node that confirmed each subscription, by channel. */
 	private final Map<String, String> nodes = new ConcurrentHashMap<>();
 
-	ShardedReleaseSubscriber(RedisClusterClient client, Duration timeout, Listener listener) {
+	ShardedReleaseSubscriber(RedisClusterClient client, Duration timeout, ReleaseSubscriptions listener) {
 		super(listener, timeout);
 		this.client = client;
 		// Lettuce subscribes a node's channels again on reconnecting with one SSUBSCRIBE,
