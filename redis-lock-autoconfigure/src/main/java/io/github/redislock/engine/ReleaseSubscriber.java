@@ -39,7 +39,10 @@ abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
 	/** Open a connection, waiting for Redis; throws when it cannot. */
 	abstract C open();
 
-	abstract boolean isUsable(C opened);
+	/** Whether an open connection can still be used: by default, always. */
+	boolean isUsable(C opened) {
+		return true;
+	}
 
 	/** Close a connection that is replaced or closed. */
 	abstract void drop(C opened);

@@ -95,11 +95,6 @@ final class ShardedReleaseSubscriber extends ReleaseSubscriber<StatefulRedisClus
 	}
 
 	@Override
-	boolean isUsable(StatefulRedisClusterPubSubConnection<byte[], byte[]> opened) {
-		return true;
-	}
-
-	@Override
 	void drop(StatefulRedisClusterPubSubConnection<byte[], byte[]> opened) {
 		opened.close();
 	}
