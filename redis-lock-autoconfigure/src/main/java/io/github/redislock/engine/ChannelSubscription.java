@@ -29,7 +29,7 @@ final class ChannelSubscription {
 
 	private boolean confirmed;
 
-	/** Whether a subscribe was sent since the last unsubscribe. */
+	/** See {@link #isNeverAsked()}. */
 	private boolean asked;
 
 	/** The subscribe in flight, or {@code null}. */

@@ -113,9 +113,7 @@ final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscri
 		this.listener.onAllLost();
 	}
 
-	/**
-	 * Close without waiting: Spring Data Redis unsubscribes, then closes on the answer.
-	 */
+	/** Close without waiting: Spring Data Redis unsubscribes, then closes. */
 	private void closeQuietly(RedisConnection redisConnection) {
 		// A stopped factory closed it already (a context stops lifecycle beans first).
 		if (this.connectionFactory instanceof Lifecycle lifecycle && !lifecycle.isRunning()) {

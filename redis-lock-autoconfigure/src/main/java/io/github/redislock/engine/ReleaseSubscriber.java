@@ -54,8 +54,7 @@ abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
 	/**
 	 * Send a subscription to a channel without waiting for it.
 	 * @return completes when Redis confirmed it; exceptionally when the connection is not
-	 * open, or Redis refused it or did not confirm it within the command timeout (a late
-	 * confirmation still reaches {@link ReleaseSubscriptions#onSubscribed})
+	 * open, or Redis refused it or did not answer within the command timeout
 	 */
 	final CompletableFuture<Void> subscribe(String channel) {
 		C current = this.connection.now();

@@ -145,10 +145,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
 		});
 	}
 
-	/**
-	 * Drop what nothing needs, unsubscribe channels idle for the linger time, and
-	 * subscribe again those with waiters that lost their subscription; waits for nothing.
-	 */
+	/** The periodic sweep that the design notes' Lifetime and Recovery tell of. */
 	void sweep() {
 		long idleSince = System.nanoTime() - this.lingerNanos;
 		ReleaseSubscriber<?> current = this.subscriber.now();
