@@ -165,8 +165,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
 			this.channels.forEach((channel, lock) -> {
 				if (lock.waiterCount() > 0 && lock.subscription().isIdle()) {
 					logger.debug(LogMessage.format("Subscribing again to %s, which has waiters", channel));
-					// Its confirmation wakes the waiters; a failure is retried next
-					// sweep.
+					// Its confirmation wakes the waiters; the next sweep retries.
 					lock.subscription().subscribe(current, channel);
 				}
 			});
