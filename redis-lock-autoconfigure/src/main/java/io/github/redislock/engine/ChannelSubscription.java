@@ -1,45 +1,35 @@
 package io.github.redislock.engine;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What this JVM knows of the subscription of one release channel.
+ * What this JVM knows of the subscription of one release channel, for
+ * {@link ReleaseSubscriptions}, whose design note gives the order of subscribes and
+ * unsubscribes.
  *
  * <h2>Design notes</h2>
  *
- * Three states: <em>unsubscribed</em> (never subscribed, or the subscribe failed, or
- * Redis ended the subscription, or the connection that carried it broke or was dropped),
- * <em>subscribing</em> (one subscribe in flight) and <em>subscribed</em> (Redis confirmed
- * it on the current connection). Threads that join a channel while its subscribe is in
- * flight wait for that one subscribe, on its future, with no lock held. The monitor of
- * this object guards the state only: commands are sent outside it, since the Redis client
- * may complete other commands on its own threads while a command is being sent, and their
- * callbacks take this monitor.
- *
- * <p>
- * <b>Order.</b> {@link SubscriptionLifetime} sends an unsubscribe only for a channel that
- * it removes in the same atomic step of the registry's map, so a later waiter's
- * subscribe, sent after it created a new entry, reaches the connection, and Redis, after
- * the unsubscribe: an unsubscribe never overtakes a later subscribe.
- *
- * <p>
- * <b>Stale answers.</b> A subscribe's answer changes the state only while it is still the
- * subscribe in flight: once the connection was dropped meanwhile ({@link #reset()}), its
- * success means nothing. A confirmation that Redis sends by itself (Lettuce subscribing
- * again after a reconnect, or a subscribe answered after its timeout) marks the channel
- * subscribed whatever the state.
+ * Unsubscribed, subscribing (one subscribe in flight, whose future every joining thread
+ * waits on with no lock held) or subscribed (confirmed on the current connection). The
+ * monitor guards the state only: commands are sent outside it, since the Redis client may
+ * complete other commands, whose callbacks take it, while one is being sent. A
+ * subscribe's answer counts only while it is still the one in flight (not after a
+ * {@link #reset()}); a confirmation Redis sends by itself (Lettuce subscribing again
+ * after a reconnect, or an answer after the timeout) marks it subscribed whatever the
+ * state.
  *
  * @author redis-lock
  */
 final class ChannelSubscription {
 
-	private static final CompletableFuture<Void> CONFIRMED = CompletableFuture.completedFuture(null);
-
 	private boolean confirmed;
 
-	/** Whether a subscribe was sent since the last unsubscribe. */
+	/** See {@link #isNeverAsked()}. */
 	private boolean asked;
 
 	/** The subscribe in flight, or {@code null}. */
@@ -49,11 +39,11 @@ final class ChannelSubscription {
 	 * The subscription to wait for: done when confirmed already, else the one in flight,
 	 * else one sent now. Waits for nothing.
 	 */
-	CompletableFuture<Void> subscribe(ReleaseSubscriber subscriber, String channel) {
+	CompletableFuture<Void> subscribe(ReleaseSubscriber<?> subscriber, String channel) {
 		CompletableFuture<Void> answer;
 		synchronized (this) {
 			if (this.confirmed) {
-				return CONFIRMED;
+				return CompletableFuture.completedFuture(null);
 			}
 			if (this.pending != null) {
 				return this.pending;
@@ -62,8 +52,6 @@ final class ChannelSubscription {
 			this.pending = answer;
 			this.asked = true;
 		}
-		// Sent with no lock held: the Redis client may meanwhile complete other commands
-		// on its own threads, whose callbacks come here.
 		CompletableFuture<Void> sent;
 		try {
 			sent = subscriber.subscribe(channel);
@@ -83,6 +71,31 @@ final class ChannelSubscription {
 		return answer;
 	}
 
+	/**
+	 * Wait, with no lock held, until Redis confirmed it, subscribing if nobody does.
+	 * @throws RuntimeException from the Redis client when subscribing failed (with the
+	 * interrupt status set when interrupted)
+	 */
+	void await(ReleaseSubscriber<?> subscriber, String channel) {
+		if (isConfirmed()) {
+			return;
+		}
+		// Opens the connection unless it is open, waiting for Redis.
+		subscriber.connection.get();
+		try {
+			// Bounded by the command timeout: see ReleaseSubscriber#subscribe.
+			subscribe(subscriber, channel).get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisCommandInterruptedException(ex);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new RedisException("Could not subscribe to " + channel, ex.getCause());
+		}
+	}
+
 	private synchronized void answered(CompletableFuture<Void> answer, @Nullable Throwable failure) {
 		if (this.pending != answer) {
 			return;
@@ -99,10 +112,7 @@ final class ChannelSubscription {
 		this.asked = true;
 	}
 
-	/**
-	 * Redis ended a confirmed subscription without being asked, such as when the slot of
-	 * a sharded channel moved.
-	 */
+	/** Redis ended the subscription unasked, as when a sharded channel's slot moved. */
 	synchronized void lost() {
 		this.confirmed = false;
 	}
@@ -114,7 +124,7 @@ final class ChannelSubscription {
 	}
 
 	/** Send the unsubscribe, as the channel is given up; waits for nothing. */
-	void unsubscribe(ReleaseSubscriber subscriber, String channel) {
+	void unsubscribe(ReleaseSubscriber<?> subscriber, String channel) {
 		synchronized (this) {
 			reset();
 			this.asked = false;

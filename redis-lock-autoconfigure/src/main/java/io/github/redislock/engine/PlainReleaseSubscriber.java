@@ -1,14 +1,12 @@
 package io.github.redislock.engine;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import org.apache.commons.logging.Log;
@@ -24,34 +22,24 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.SubscriptionListener;
 
-import io.github.redislock.SubscriptionStatus;
-
 /**
  * Release channels subscribed with plain pub/sub ({@code SUBSCRIBE}) on one connection
- * from the Spring Data Redis connection factory.
+ * from the Spring Data Redis connection factory, which stays subscribed to a control
+ * channel: Spring Data Redis needs one, and its confirmation after a reconnect tells that
+ * messages may have been missed. Release channels go through Lettuce's asynchronous
+ * commands on that connection, so no caller waits for Redis holding anything.
  *
  * <p>
- * The connection stays subscribed to a control channel for as long as it is open: a
- * Spring Data Redis subscription needs at least one channel, and the control channel's
- * re-subscription after a reconnect tells that messages may have been missed. Release
- * channels are subscribed with Lettuce's asynchronous commands on the same connection, so
- * that no caller waits for Redis while holding anything.
- *
- * <p>
- * <b>Dropping the connection.</b> Lettuce reconnects a broken connection and subscribes
- * again to every channel Redis had confirmed; the listener hears of the disconnection as
- * a loss of every subscription and of each confirmation as it comes, so a channel that
- * Lettuce could not subscribe again is left to the engine. Two cases Lettuce leaves to
- * us: an unsubscribe that Redis did not answer in time (after a stall or on a slow
- * network), which leaves the connection's subscriptions unknown, and a connection that
- * ended for good (closed, or broken with Lettuce's automatic reconnection turned off).
- * Then {@link #repair()}, at the next sweep of the engine's background work, drops the
- * connection, tells the listener that every subscription is lost (the engine subscribes
- * again every channel that has waiters), and opens a new one on the engine's executor.
+ * Lettuce reconnects a broken connection and subscribes again to every confirmed channel
+ * (the listener hears of a loss of all, then of each confirmation). It leaves two cases
+ * to us: an unsubscribe not answered in time, which leaves the subscriptions unknown, and
+ * a connection ended for good (closed, or no automatic reconnection). Then
+ * {@link #repair()}, at the next sweep, drops the connection, which tells the listener
+ * every subscription is lost, and opens another on the engine's executor.
  *
  * @author redis-lock
  */
-final class PlainReleaseSubscriber implements ReleaseSubscriber {
+final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscriber.Link> {
 
 	private static final Log logger = LogFactory.getLog(PlainReleaseSubscriber.class);
 
@@ -59,64 +47,48 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 
 	private final byte[] controlChannel;
 
-	private final Listener listener;
-
-	private final Duration timeout;
-
-	/** Opens a new connection after the last was dropped, since that waits for Redis. */
+	/** Opens a new connection after the last was dropped, as that waits for Redis. */
 	private final Executor reopener;
 
-	private final SharedConnection<Link> connection = new SharedConnection<>(this::open, Link::isUsable, this::drop);
-
 	PlainReleaseSubscriber(RedisConnectionFactory connectionFactory, String controlChannel, Duration timeout,
-			Listener listener, Executor reopener) {
+			ReleaseSubscriptions listener, Executor reopener) {
+		super(listener, timeout);
 		this.connectionFactory = connectionFactory;
 		this.controlChannel = bytes(controlChannel);
-		this.timeout = timeout;
-		this.listener = listener;
 		this.reopener = reopener;
 	}
 
 	@Override
-	public void connect() {
-		this.connection.get();
+	CompletionStage<?> sendSubscribe(Link opened, byte[] channel) {
+		return opened.commands.subscribe(channel);
 	}
 
 	@Override
-	public CompletableFuture<Void> subscribe(String channel) {
+	void unsubscribe(String channel) {
 		Link current = this.connection.now();
-		if (current == null || !current.isUsable()) {
-			return CompletableFuture.failedFuture(new RedisException("The subscription connection is not open"));
-		}
-		return ReleaseSubscriber.confirmation(current.commands.subscribe(bytes(channel)), this.timeout);
-	}
-
-	@Override
-	public void unsubscribe(String channel) {
-		Link current = this.connection.now();
-		if (current == null || !current.isUsable()) {
+		if (current == null || !isUsable(current)) {
 			// Gone, or to be dropped with all its subscriptions.
 			return;
 		}
-		ReleaseSubscriber.confirmation(current.commands.unsubscribe(bytes(channel)), this.timeout)
-			.whenComplete((ignored, ex) -> {
-				if (ex != null) {
-					logger.debug(LogMessage
-						.format("Could not unsubscribe from %s; dropping the subscription connection", channel), ex);
-					current.broken = true;
-				}
-			});
+		confirmation(current.commands.unsubscribe(bytes(channel))).whenComplete((ignored, ex) -> {
+			if (ex != null) {
+				logger.debug(LogMessage.format("Could not unsubscribe from %s; dropping the subscription connection",
+						channel), ex);
+				current.broken = true;
+			}
+		});
 	}
 
 	@Override
-	public void repair() {
+	void repair() {
 		Link current = this.connection.now();
-		if (this.connection.wasOpened() && (current == null || !current.isUsable())) {
+		if (this.connection.wasOpened() && (current == null || !isUsable(current))) {
 			this.connection.openInBackground(this.reopener);
 		}
 	}
 
-	private Link open() {
+	@Override
+	Link open() {
 		Link link = new Link();
 		RedisConnection opened = this.connectionFactory.getConnection();
 		try {
@@ -131,10 +103,9 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		return link;
 	}
 
-	/**
-	 * Drop a connection: nothing it says counts any more, and its subscriptions are gone.
-	 */
-	private void drop(Link link) {
+	/** Drop a connection: nothing it says counts any more, and its subscriptions went. */
+	@Override
+	void drop(Link link) {
 		link.dropped = true;
 		if (link.connection != null) {
 			closeQuietly(link.connection);
@@ -142,13 +113,9 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		this.listener.onAllLost();
 	}
 
-	/**
-	 * Close a connection without waiting: Spring Data Redis unsubscribes it and closes it
-	 * once Redis answered or the command timed out.
-	 */
+	/** Close without waiting: Spring Data Redis unsubscribes, then closes. */
 	private void closeQuietly(RedisConnection redisConnection) {
-		// A factory that was stopped first (as a Spring context stops its lifecycle beans
-		// before it destroys the beans that use them) closed the connection already.
+		// A stopped factory closed it already (a context stops lifecycle beans first).
 		if (this.connectionFactory instanceof Lifecycle lifecycle && !lifecycle.isRunning()) {
 			return;
 		}
@@ -160,34 +127,30 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		}
 	}
 
-	/**
-	 * The state of the subscription connection now. A subscription stays alive for Spring
-	 * Data Redis while Lettuce reconnects it, so the Lettuce connection itself is asked
-	 * whether it is connected.
-	 */
 	@Override
-	public SubscriptionStatus status() {
-		Link current = this.connection.now();
-		if (current == null) {
-			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
+	boolean isUsable(Link opened) {
+		if (opened.broken || opened.dropped || opened.connection == null || opened.commands == null) {
+			return false;
 		}
-		return (current.isUsable() && current.isConnected()) ? SubscriptionStatus.CONNECTED
-				: SubscriptionStatus.DISCONNECTED;
-	}
-
-	@Override
-	public void close() {
-		this.connection.close();
-	}
-
-	private static byte[] bytes(String channel) {
-		return channel.getBytes(StandardCharsets.UTF_8);
+		Subscription subscription = opened.connection.getSubscription();
+		StatefulConnection<?, ?> stateful = opened.commands.getStatefulConnection();
+		// Closed, or broken with nothing to reconnect it.
+		boolean ended = (stateful instanceof RedisChannelHandler<?, ?> handler && handler.isClosed())
+				|| (!stateful.isOpen() && !stateful.getOptions().isAutoReconnect());
+		return subscription != null && subscription.isAlive() && !ended;
 	}
 
 	/**
-	 * One subscription connection and what it reports, until it is dropped.
+	 * Lettuce's connection: Spring Data Redis keeps a subscription alive as it
+	 * reconnects.
 	 */
-	private final class Link implements MessageListener, SubscriptionListener, RedisConnectionStateListener {
+	@Override
+	boolean isConnected(Link opened) {
+		return opened.commands != null && opened.commands.getStatefulConnection().isOpen();
+	}
+
+	/** One subscription connection and what it reports, until it is dropped. */
+	final class Link implements MessageListener, SubscriptionListener, RedisConnectionStateListener {
 
 		@Nullable RedisConnection connection;
 
@@ -200,8 +163,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 
 		@SuppressWarnings("unchecked")
 		void attach(RedisConnection opened) {
-			// A LettuceConnection answers with the commands of its subscription
-			// connection while subscribed.
+			// A subscribed LettuceConnection answers with its subscription's commands.
 			if (!(opened.getNativeConnection() instanceof RedisPubSubAsyncCommands<?, ?> pubSub)) {
 				throw new IllegalStateException("Redis connection " + opened + " did not start a subscription");
 			}
@@ -210,27 +172,10 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 			this.commands.getStatefulConnection().addListener(this);
 		}
 
-		boolean isUsable() {
-			if (this.broken || this.dropped || this.connection == null || this.commands == null) {
-				return false;
-			}
-			Subscription subscription = this.connection.getSubscription();
-			StatefulConnection<?, ?> stateful = this.commands.getStatefulConnection();
-			// Closed, or broken with nothing to reconnect it.
-			boolean ended = (stateful instanceof RedisChannelHandler<?, ?> handler && handler.isClosed())
-					|| (!stateful.isOpen() && !stateful.getOptions().isAutoReconnect());
-			return subscription != null && subscription.isAlive() && !ended;
-		}
-
-		boolean isConnected() {
-			return this.commands != null && this.commands.getStatefulConnection().isOpen();
-		}
-
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
 			if (!this.dropped) {
-				PlainReleaseSubscriber.this.listener.onMessage(new String(message.getChannel(), StandardCharsets.UTF_8),
-						message.getBody());
+				PlainReleaseSubscriber.this.listener.onMessage(string(message.getChannel()), message.getBody());
 			}
 		}
 
@@ -243,15 +188,13 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 				PlainReleaseSubscriber.this.listener.onAllMissed();
 			}
 			else {
-				PlainReleaseSubscriber.this.listener.onSubscribed(new String(channel, StandardCharsets.UTF_8));
+				PlainReleaseSubscriber.this.listener.onSubscribed(string(channel));
 			}
 		}
 
 		@Override
 		public void onRedisDisconnected(RedisChannelHandler<?, ?> disconnected) {
-			// Lettuce subscribes again, on reconnecting, to every channel Redis had
-			// confirmed; each confirmation reaches onChannelSubscribed, and a channel
-			// whose subscription fails then is subscribed again by the engine.
+			// Lettuce subscribes again on reconnecting; see the class comment.
 			if (!this.dropped) {
 				PlainReleaseSubscriber.this.listener.onAllLost();
 			}
@@ -260,7 +203,7 @@ final class PlainReleaseSubscriber implements ReleaseSubscriber {
 		@Override
 		public void onChannelUnsubscribed(byte[] channel, long count) {
 			if (!this.dropped && !Arrays.equals(channel, PlainReleaseSubscriber.this.controlChannel)) {
-				PlainReleaseSubscriber.this.listener.onUnsubscribed(new String(channel, StandardCharsets.UTF_8));
+				PlainReleaseSubscriber.this.listener.onUnsubscribed(string(channel));
 			}
 		}
 

@@ -1,11 +1,11 @@
 package io.github.redislock.engine;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -30,19 +30,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * How release messages travel: sharded pub/sub ({@code SPUBLISH} / {@code SSUBSCRIBE}) on
- * a Redis Cluster whose nodes all run Redis 7 or later, so that a release reaches only
- * the shard that owns the lock, and plain pub/sub everywhere else (a single server,
- * Sentinel, or a cluster with an older node, where a {@code PUBLISH} is broadcast to
+ * a Redis Cluster whose nodes all run Redis 7 or later, so a release reaches only the
+ * shard that owns the lock, and plain pub/sub elsewhere (where a {@code PUBLISH} reaches
  * every node).
  *
  * <p>
- * The choice needs the server version. The engine asks for it in the background when it
- * starts, so that no lock call waits for it later, and a lock call asks itself if the
- * answer is not there yet: an application may start while Redis is still unreachable.
- * Every node of a cluster is asked at once, and one that is down or stalled is not waited
- * for longer than a second after the others answered: it holds up the first lock calls
- * for that second at most, and fails none. Once made the choice holds for the engine's
- * life, since publisher and subscribers must agree.
+ * The choice needs the server version, asked in the background as the engine starts, or
+ * by a lock call if the answer is not there yet (Redis may be down at startup). Every
+ * cluster node is asked at once; a silent one is waited for at most a second after the
+ * others answered, so it delays the first lock calls and fails none. The choice holds for
+ * the engine's life, since publisher and subscribers must agree.
  *
  * @author redis-lock
  */
@@ -63,23 +60,21 @@ final class ReleaseMessaging {
 	private volatile @Nullable Boolean sharded;
 
 	/**
-	 * Makes one thread ask the cluster while others wait for its answer: a lock rather
-	 * than a monitor, since it waits for Redis, and on JDK 21 to 23 a virtual thread that
-	 * waits while it holds a monitor pins its carrier thread.
+	 * One thread asks the cluster: a lock, not a monitor, since on JDK 21 to 23 a virtual
+	 * thread waiting in a monitor pins its carrier.
 	 */
 	private final ReentrantLock deciding = new ReentrantLock();
 
 	ReleaseMessaging(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
-		if (!isCluster(connectionFactory)) {
+		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware())) {
 			this.sharded = false;
 		}
 	}
 
 	/**
 	 * The command that publishes a release message, for the release script.
-	 * @throws RuntimeException from the Redis client when the server version could not be
-	 * read
+	 * @throws RuntimeException from the Redis client when the version could not be read
 	 */
 	String publishCommand() {
 		return isSharded() ? "spublish" : "publish";
@@ -87,193 +82,149 @@ final class ReleaseMessaging {
 
 	/**
 	 * Open the subscriber that suits the servers.
-	 * @param reopener opens a new subscription connection after one was dropped, since
-	 * that waits for Redis
+	 * @param reopener opens a new subscription connection after one was dropped
 	 */
-	ReleaseSubscriber subscriber(String controlChannel, ReleaseSubscriber.Listener listener, Executor reopener) {
+	ReleaseSubscriber<?> subscriber(String controlChannel, ReleaseSubscriptions listener, Executor reopener) {
 		if (isSharded()) {
-			LettuceConnectionFactory lettuce = (LettuceConnectionFactory) this.connectionFactory;
-			return new ShardedReleaseSubscriber((RedisClusterClient) lettuce.getRequiredNativeClient(),
-					Duration.ofMillis(lettuce.getTimeout()), listener);
+			RedisClusterClient client = (RedisClusterClient) ((LettuceConnectionFactory) this.connectionFactory)
+				.getRequiredNativeClient();
+			return new ShardedReleaseSubscriber(client, commandTimeout(), listener);
 		}
 		return new PlainReleaseSubscriber(this.connectionFactory, controlChannel, commandTimeout(), listener, reopener);
 	}
 
-	/** The client's command timeout, which bounds the wait for a subscription. */
+	/** The client's command timeout, which bounds the waits for Redis here. */
 	private Duration commandTimeout() {
 		return (this.connectionFactory instanceof LettuceConnectionFactory lettuce)
 				? Duration.ofMillis(lettuce.getTimeout()) : DEFAULT_COMMAND_TIMEOUT;
 	}
 
 	/**
-	 * Whether the publish command is known, so that {@link #publishCommand()} waits for
-	 * nothing: always, but on a cluster before its nodes' versions were read.
+	 * Whether the choice is made, so that {@link #publishCommand()} waits for nothing.
 	 */
 	boolean isDecided() {
 		return this.sharded != null;
 	}
 
-	boolean isSharded() {
+	private boolean isSharded() {
 		Boolean known = this.sharded;
-		return (known != null) ? known : decide();
-	}
-
-	private boolean decide() {
+		if (known != null) {
+			return known;
+		}
 		this.deciding.lock();
 		try {
-			Boolean known = this.sharded;
-			if (known == null) {
-				known = everyNodeAtLeast(SHARDED_PUB_SUB_VERSION);
-				this.sharded = known;
+			if (this.sharded == null) {
+				this.sharded = everyNodeShards();
 			}
-			return known;
+			return this.sharded;
 		}
 		finally {
 			this.deciding.unlock();
 		}
 	}
 
-	/**
-	 * Ask every node of the cluster for its version, all at once. The answer is known as
-	 * soon as one node is older; otherwise once every node answered, or
-	 * {@value #SILENT_NODE_GRACE_MILLIS} ms after the first answer: a node that is down
-	 * or stalled must not hold up, nor fail, the locks of the others. It is taken to run
-	 * the version its peers run, and a warning names it.
-	 */
+	/** Ask every node for its version, all at once, as the class comment tells. */
 	@SuppressWarnings("unchecked")
-	private boolean everyNodeAtLeast(int major) {
+	private boolean everyNodeShards() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			StatefulRedisClusterConnection<byte[], byte[]> cluster = ((RedisAdvancedClusterAsyncCommands<byte[], byte[]>) connection
 				.getNativeConnection()).getStatefulConnection();
-			NodeVersions versions = new NodeVersions(major);
+			Map<String, CompletableFuture<Integer>> versions = new TreeMap<>();
 			for (RedisClusterNode node : cluster.getPartitions()) {
-				if (isAddressable(node)) {
-					versions.ask(node, cluster.getConnectionAsync(node.getNodeId())
-						.thenCompose((nodeConnection) -> nodeConnection.async().info("server")));
+				Set<NodeFlag> flags = node.getFlags();
+				if (!flags.contains(NodeFlag.NOADDR) && !flags.contains(NodeFlag.HANDSHAKE)
+						&& !flags.contains(NodeFlag.FAIL)) {
+					versions.put(node.getUri().getHost() + ":" + node.getUri().getPort(),
+							cluster.getConnectionAsync(node.getNodeId())
+								.thenCompose((nodeConnection) -> nodeConnection.async().info("server"))
+								.thenApply(ReleaseMessaging::majorVersionIn)
+								.toCompletableFuture());
 				}
 			}
-			return versions.decide(timeoutMillis(), SILENT_NODE_GRACE_MILLIS);
+			return decide(versions, commandTimeout().toMillis());
 		}
 	}
 
-	private long timeoutMillis() {
-		return (this.connectionFactory instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout() : 60_000;
-	}
-
-	private static boolean isAddressable(RedisClusterNode node) {
-		Set<NodeFlag> flags = node.getFlags();
-		return !flags.contains(NodeFlag.NOADDR) && !flags.contains(NodeFlag.HANDSHAKE)
-				&& !flags.contains(NodeFlag.FAIL);
-	}
-
-	/** The versions the nodes of a cluster report, as their answers arrive. */
-	private static final class NodeVersions {
-
-		private final int major;
-
-		private final CompletableFuture<Boolean> decision = new CompletableFuture<>();
-
-		private final CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
-
-		private final Set<String> answered = ConcurrentHashMap.newKeySet();
-
-		private final Set<String> asked = ConcurrentHashMap.newKeySet();
-
-		private final AtomicInteger pending = new AtomicInteger(1);
-
-		NodeVersions(int major) {
-			this.major = major;
-		}
-
-		void ask(RedisClusterNode node, CompletionStage<String> info) {
-			String address = node.getUri().getHost() + ":" + node.getUri().getPort();
-			this.asked.add(address);
-			this.pending.incrementAndGet();
-			info.whenComplete((answer, ex) -> {
-				if (answer != null) {
-					int version = majorVersion(versionIn(answer));
-					this.answered.add(address);
-					this.firstAnswer.complete(null);
-					if (version < this.major) {
-						this.decision.complete(false);
-					}
-				}
-				countDown();
-			});
-		}
-
-		private void countDown() {
-			if (this.pending.decrementAndGet() == 0) {
-				if (this.answered.isEmpty()) {
+	/** Wait for the first answer at most timeoutMillis, and for the others the grace. */
+	private static boolean decide(Map<String, CompletableFuture<Integer>> versions, long timeoutMillis) {
+		CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
+		CompletableFuture<Boolean> decision = new CompletableFuture<>();
+		AtomicInteger pending = new AtomicInteger(versions.size() + 1);
+		Runnable countDown = () -> {
+			if (pending.decrementAndGet() == 0) {
+				if (nodes(versions, true).isEmpty()) {
 					RedisConnectionFailureException failure = new RedisConnectionFailureException(
 							"No node of the Redis Cluster told its version");
-					this.firstAnswer.completeExceptionally(failure);
-					this.decision.completeExceptionally(failure);
+					firstAnswer.completeExceptionally(failure);
+					decision.completeExceptionally(failure);
 				}
 				else {
-					this.decision.complete(true);
+					decision.complete(true);
 				}
 			}
-		}
-
-		/**
-		 * Wait for the answers.
-		 * @param timeoutMillis how long to wait for the first answer at most
-		 * @param graceMillis how long to wait for the others after the first
-		 */
-		boolean decide(long timeoutMillis, long graceMillis) {
-			countDown();
-			try {
-				this.firstAnswer.get(timeoutMillis, TimeUnit.MILLISECONDS);
-				return this.decision.get(graceMillis, TimeUnit.MILLISECONDS);
-			}
-			catch (TimeoutException ex) {
-				if (this.answered.isEmpty()) {
-					throw new RedisConnectionFailureException(
-							"No node of the Redis Cluster answered INFO within " + timeoutMillis + " ms");
+		};
+		versions.values().forEach((version) -> version.whenComplete((major, ex) -> {
+			if (major != null) {
+				firstAnswer.complete(null);
+				if (major < SHARDED_PUB_SUB_VERSION) {
+					decision.complete(false);
 				}
-				Set<String> silent = new TreeSet<>(this.asked);
-				silent.removeAll(this.answered);
-				logger.warn(LogMessage.format(
-						"Redis Cluster nodes %s did not tell their version within %s ms; taking them to run "
-								+ "Redis %s or later like %s and sending lock release messages by sharded pub/sub",
-						silent, graceMillis, this.major, new TreeSet<>(this.answered)));
-				return true;
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new RedisConnectionFailureException("Interrupted while asking Redis for its version", ex);
-			}
-			catch (ExecutionException ex) {
-				throw (ex.getCause() instanceof RuntimeException failure) ? failure
-						: new RedisConnectionFailureException("Could not read the version of Redis", ex.getCause());
-			}
+			countDown.run();
+		}));
+		countDown.run();
+		try {
+			firstAnswer.get(timeoutMillis, TimeUnit.MILLISECONDS);
+			return decision.get(SILENT_NODE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
 		}
-
+		catch (TimeoutException ex) {
+			Set<String> answered = nodes(versions, true);
+			if (answered.isEmpty()) {
+				throw new RedisConnectionFailureException(
+						"No node of the Redis Cluster answered INFO within " + timeoutMillis + " ms");
+			}
+			logger.warn(LogMessage.format(
+					"Redis Cluster nodes %s did not tell their version within %s ms; taking them to run "
+							+ "Redis %s or later like %s and sending lock release messages by sharded pub/sub",
+					nodes(versions, false), SILENT_NODE_GRACE_MILLIS, SHARDED_PUB_SUB_VERSION, answered));
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisConnectionFailureException("Interrupted while asking Redis for its version", ex);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException failure) ? failure
+					: new RedisConnectionFailureException("Could not read the version of Redis", ex.getCause());
+		}
 	}
 
-	/** The {@code redis_version} field of an {@code INFO server} answer. */
-	private static String versionIn(String info) {
+	/** The nodes that told their version, or those that did not. */
+	private static Set<String> nodes(Map<String, CompletableFuture<Integer>> versions, boolean answered) {
+		Set<String> nodes = new TreeSet<>();
+		versions.forEach((node, version) -> {
+			if ((version.isDone() && !version.isCompletedExceptionally()) == answered) {
+				nodes.add(node);
+			}
+		});
+		return nodes;
+	}
+
+	/** The major version in the {@code redis_version} field of an {@code INFO} answer. */
+	private static int majorVersionIn(String info) {
 		for (String line : info.split("\r?\n")) {
 			if (line.startsWith("redis_version:")) {
-				return line.substring("redis_version:".length()).trim();
+				String version = line.substring("redis_version:".length()).trim();
+				int dot = version.indexOf('.');
+				try {
+					return Integer.parseInt((dot > 0) ? version.substring(0, dot) : version);
+				}
+				catch (NumberFormatException ex) {
+					return 0;
+				}
 			}
 		}
-		return "";
-	}
-
-	private static int majorVersion(String version) {
-		int dot = version.indexOf('.');
-		try {
-			return Integer.parseInt((dot > 0) ? version.substring(0, dot) : version);
-		}
-		catch (NumberFormatException ex) {
-			return 0;
-		}
-	}
-
-	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
-		return connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+		return 0;
 	}
 
 }

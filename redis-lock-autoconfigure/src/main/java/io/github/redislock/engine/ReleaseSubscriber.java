@@ -1,5 +1,6 @@
 package io.github.redislock.engine;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -7,100 +8,109 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
 
 import io.github.redislock.SubscriptionStatus;
 
 /**
- * The connection on which an engine subscribes to release channels: plain pub/sub through
- * Spring Data Redis, or sharded pub/sub on a Redis 7 cluster. It sends subscribe and
- * unsubscribe commands without waiting for them and keeps no record of which channels
- * should be subscribed: {@link ReleaseSubscriptions} does, and is told of what Redis
- * confirms and of what was lost.
+ * The connection on which an engine subscribes to release channels, plain or sharded
+ * ({@link ReleaseMessaging}). It sends commands without waiting for them and keeps no
+ * record of what should be subscribed: {@link ReleaseSubscriptions} does, and is told
+ * what Redis confirms and what was lost.
  *
+ * @param <C> the connection type
  * @author redis-lock
  */
-interface ReleaseSubscriber extends AutoCloseable {
+abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
+		permits PlainReleaseSubscriber, ShardedReleaseSubscriber {
 
-	/**
-	 * Open the connection unless it is open, waiting for Redis; called with no lock held.
-	 * @throws RuntimeException from the Redis client when it could not be opened
-	 */
-	void connect();
+	/** Told of what arrives, on the Redis client's threads. */
+	final ReleaseSubscriptions listener;
+
+	final Duration timeout;
+
+	final SharedConnection<C> connection = new SharedConnection<>(this::open, this::isUsable, this::drop);
+
+	ReleaseSubscriber(ReleaseSubscriptions listener, Duration timeout) {
+		this.listener = listener;
+		this.timeout = timeout;
+	}
+
+	/** Open a connection, waiting for Redis; throws when it cannot. */
+	abstract C open();
+
+	/** Whether an open connection can still be used: by default, always. */
+	boolean isUsable(C opened) {
+		return true;
+	}
+
+	/** Close a connection that is replaced or closed. */
+	abstract void drop(C opened);
+
+	abstract boolean isConnected(C opened);
+
+	abstract CompletionStage<?> sendSubscribe(C opened, byte[] channel);
 
 	/**
 	 * Send a subscription to a channel without waiting for it.
 	 * @return completes when Redis confirmed it; exceptionally when the connection is not
-	 * open, or Redis refused it or did not confirm it within the command timeout (a late
-	 * confirmation still reaches {@link Listener#onSubscribed})
+	 * open, or Redis refused it or did not answer within the command timeout
 	 */
-	CompletableFuture<Void> subscribe(String channel);
+	final CompletableFuture<Void> subscribe(String channel) {
+		C current = this.connection.now();
+		if (current == null || !isUsable(current)) {
+			return CompletableFuture.failedFuture(new RedisException("The subscription connection is not open"));
+		}
+		return confirmation(sendSubscribe(current, bytes(channel)));
+	}
 
 	/**
 	 * Send an unsubscription from a channel without waiting for it. A failure costs at
 	 * most the channel's messages until the subscriber repairs the connection.
 	 */
-	void unsubscribe(String channel);
+	abstract void unsubscribe(String channel);
 
 	/**
 	 * Repair what the connection lost and could not restore by itself, telling the
-	 * listener which subscriptions went ({@link Listener#onUnsubscribed},
-	 * {@link Listener#onAllLost}); called periodically from the engine's sweep. It does
-	 * not wait for Redis.
+	 * listener what went; called from the engine's sweep, waits for nothing.
 	 */
-	default void repair() {
+	void repair() {
 	}
 
 	/** The state of the connection now. */
-	SubscriptionStatus status();
+	final SubscriptionStatus status() {
+		C current = this.connection.now();
+		if (current == null) {
+			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
+		}
+		return (isUsable(current) && isConnected(current)) ? SubscriptionStatus.CONNECTED
+				: SubscriptionStatus.DISCONNECTED;
+	}
 
 	/** Close the connection; no more messages arrive. */
 	@Override
-	void close();
-
-	/**
-	 * The answer to a subscribe or unsubscribe command, bounded by the command timeout
-	 * whether or not the Redis client times commands out itself.
-	 */
-	static CompletableFuture<Void> confirmation(CompletionStage<?> sent, Duration timeout) {
-		return sent.toCompletableFuture()
-			.<Void>thenApply((ignored) -> null)
-			.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-			.exceptionallyCompose((ex) -> CompletableFuture.failedFuture((ex instanceof TimeoutException)
-					? new RedisCommandTimeoutException("Redis did not answer within " + timeout) : ex));
+	public void close() {
+		this.connection.close();
 	}
 
-	/** Told of what arrives on the connection, on the Redis client's threads. */
-	interface Listener {
+	/**
+	 * The answer to a subscribe or unsubscribe, bounded by the command timeout whether or
+	 * not the Redis client times commands out itself.
+	 */
+	final CompletableFuture<Void> confirmation(CompletionStage<?> sent) {
+		return sent.toCompletableFuture()
+			.<Void>thenApply((ignored) -> null)
+			.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS)
+			.exceptionallyCompose((ex) -> CompletableFuture.failedFuture((ex instanceof TimeoutException)
+					? new RedisCommandTimeoutException("Redis did not answer within " + this.timeout) : ex));
+	}
 
-		/** A message arrived on a subscribed channel. */
-		void onMessage(String channel, byte[] body);
+	static byte[] bytes(String channel) {
+		return channel.getBytes(StandardCharsets.UTF_8);
+	}
 
-		/**
-		 * Redis confirmed a subscription, the first time or after a reconnect: messages
-		 * published before it may have been missed.
-		 */
-		void onSubscribed(String channel);
-
-		/**
-		 * Redis ended a subscription, asked to or not; the channel's messages no longer
-		 * arrive.
-		 */
-		void onUnsubscribed(String channel);
-
-		/**
-		 * Release messages of every channel may have been missed, such as when the
-		 * connection was opened anew.
-		 */
-		void onAllMissed();
-
-		/**
-		 * Every subscription of the connection is gone, for now (the connection broke,
-		 * and the Redis client subscribes again as it reconnects) or for good (the
-		 * connection was dropped): a channel is subscribed again once its confirmation
-		 * arrives.
-		 */
-		void onAllLost();
-
+	static String string(byte[] channel) {
+		return new String(channel, StandardCharsets.UTF_8);
 	}
 
 }

@@ -3,84 +3,101 @@ package io.github.redislock.engine;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
+import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.core.log.LogMessage;
 
 import io.github.redislock.SubscriptionStatus;
 
 /**
  * The threads of this JVM that wait for locks, woken by release messages that a
- * {@link ReleaseSubscriber} receives: the registry of the waited-for channels, and where
- * release messages arrive.
+ * {@link ReleaseSubscriber} receives: the subscriptions of the waited-for channels, and
+ * their recovery.
  *
  * <h2>Design notes</h2>
  *
- * A waiter sleeps until a release message arrives on its lock's channel or until the
- * holder's lease runs out, whichever is first: a crashed holder publishes nothing. It
- * sends no Redis command while it sleeps.
+ * A waiter sleeps until a release message arrives on its lock's channel or the holder's
+ * lease runs out (a crashed holder publishes nothing), and sends no command meanwhile. It
+ * joins its channel (subscribing when it is the first) before its last try, since a
+ * release published between a failed try and the subscription would be missed.
  *
  * <p>
- * <b>Subscribing before the last try.</b> A release published between a failed attempt
- * and the subscription would be missed, so a waiter first joins its channel (subscribing
- * when it is the first), then tries the lock again, and only then sleeps. How channels
- * are subscribed, kept and recovered is {@link SubscriptionLifetime}'s job.
+ * <b>Who is woken</b> is decided by the kind that sent the message, as a {@link WakeUp}
+ * ({@link LockKind#wakeUpOf}); a channel's waiters queue in arrival order in its
+ * {@link LocalLock}. For a kind that yields, a release of this JVM wakes nobody here: the
+ * releasing thread wakes a local waiter itself ({@link LocalLock#yieldFor}).
  *
  * <p>
- * <b>Who is woken.</b> The waiters of one channel queue in arrival order in its
- * {@link LocalLock}, which wakes one per release. A message is decoded by the lock kind
- * that sent it ({@link LockKind#wakeUpOf}) into the {@link WakeUp} that says whom it
- * wakes. For a kind that yields, this JVM's own releases wake nobody here: the releasing
- * thread wakes a local waiter itself, and may first leave the lock to other JVMs for a
- * while ({@link LocalLock#yieldFor}).
+ * <b>Lifetime.</b> The map of {@link LocalLock} by channel is the one record of what
+ * should be subscribed; each entry's {@link ChannelSubscription} says whether Redis
+ * confirmed it on the current connection. A joining thread is counted in its entry in the
+ * map's atomic compute, then waits for the subscribe with no entry or monitor held. A
+ * failed subscribe leaves the entry idle, to be swept with an unsubscribe (Redis may have
+ * subscribed it after all); a confirmation for a channel without an entry makes an idle
+ * one. A channel stays subscribed for the linger time after its last waiter, so a hot
+ * lock does not subscribe at every wait. The sweep removes an idle entry and sends its
+ * unsubscribe in one compute, so a later waiter's subscribe, which makes a new entry,
+ * follows it on the connection: an unsubscribe never overtakes a later subscribe.
  *
  * <p>
- * <b>Lost messages.</b> Pub/sub delivers at most once. When the connection drops, Lettuce
- * reconnects and subscribes again; each confirmation reaches {@link #onSubscribed} (or
- * {@link #onAllMissed} for a whole connection), which wakes the channel's waiters: they
- * try again at once, since a release may have been published while disconnected.
+ * <b>Recovery.</b> Pub/sub delivers at most once. When a subscription ends unasked (a
+ * slot moved, the connection broke or was dropped), {@link #onUnsubscribed} or
+ * {@link #onAllLost} mark channels unsubscribed and every sweep subscribes again each
+ * idle channel that has waiters. Every confirmation ({@link #onSubscribed},
+ * {@link #onAllMissed}) wakes the channel's waiters to try at once, since a release may
+ * have been published meanwhile; until then {@link #status()} says
+ * {@link SubscriptionStatus#DISCONNECTED} and they wake only when the lease ends.
  *
  * @author redis-lock
  */
-final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoCloseable {
+final class ReleaseSubscriptions implements AutoCloseable {
 
-	/**
-	 * How release messages of this JVM's owners begin: their owner tokens' instance id.
-	 */
+	private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
+
+	/** How release messages of this JVM's owners begin: their instance id. */
 	private final byte[] ownReleasePrefix;
 
 	private final LocalLocks locks;
 
-	private final SubscriptionLifetime lifetime;
+	private final ConcurrentHashMap<String, LocalLock> channels;
 
-	/**
-	 * Create the waiters' registry.
-	 * @param subscriberFactory opens the subscription connection at the first wait, given
-	 * this registry as its listener
-	 * @param lingerMillis how long a channel stays subscribed after its last waiter left
-	 * @param instanceId the instance id that begins this JVM's owner tokens
-	 * @param locks the locks of this JVM, whose waiters are woken
-	 */
-	ReleaseSubscriptions(Function<ReleaseSubscriber.Listener, ReleaseSubscriber> subscriberFactory, long lingerMillis,
+	private final long lingerNanos;
+
+	/** Made at the first wait (on a cluster, after asking the nodes' versions). */
+	private final SharedConnection<ReleaseSubscriber<?>> subscriber;
+
+	/** Create the registry; a channel lingers lingerMillis after its last waiter. */
+	ReleaseSubscriptions(Function<ReleaseSubscriptions, ReleaseSubscriber<?>> subscriberFactory, long lingerMillis,
 			String instanceId, LocalLocks locks) {
 		this.ownReleasePrefix = (instanceId + ":").getBytes(StandardCharsets.UTF_8);
 		this.locks = locks;
-		this.lifetime = new SubscriptionLifetime(locks.byChannel(), subscriberFactory, this, lingerMillis);
+		this.channels = locks.byChannel();
+		this.subscriber = new SharedConnection<>(() -> subscriberFactory.apply(this), (opened) -> true,
+				ReleaseSubscriber::close);
+		this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(lingerMillis);
 	}
 
 	/**
-	 * Queue the current thread as a waiter of the channel, once Redis confirmed the
-	 * channel's subscription, subscribing first if needed.
+	 * Queue the current thread as a waiter of the channel once Redis confirmed its
+	 * subscription, subscribing first if needed.
 	 * @throws RuntimeException from the Redis client when subscribing failed (with the
 	 * interrupt status set when interrupted); nothing is left queued then
 	 */
 	LocalLock join(String channel, Waiter waiter) {
-		ReleaseSubscriber current = this.lifetime.subscriber();
-		// Counted at once, so that the sweep keeps the channel.
+		ReleaseSubscriber<?> current = this.subscriber.get();
 		LocalLock lock = this.locks.startJoining(channel);
 		try {
-			this.lifetime.awaitSubscribed(current, channel, lock.subscription());
+			lock.subscription().await(current, channel);
 		}
 		catch (RuntimeException ex) {
 			lock.abandonJoining();
@@ -91,113 +108,131 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 	}
 
 	/**
-	 * Queue a pending acquisition's waiter in the channel without blocking the calling
-	 * thread, once Redis confirmed the channel's subscription: subscribing as
-	 * {@link #join} does, and when the subscription connection is not open, opening it on
-	 * the given executor, since that waits for Redis.
+	 * Queue a pending acquisition's waiter as {@link #join} does, opening the connection
+	 * on the given executor if needed, so the caller never blocks.
 	 * @return completes with the waiter's lock once queued; exceptionally when
 	 * subscribing failed, and then nothing is left queued
 	 */
 	CompletionStage<LocalLock> joinAsync(String channel, Waiter waiter, Executor background) {
-		// Counted at once, so that the sweep keeps the channel.
-		LocalLock waiters = this.locks.startJoining(channel);
+		LocalLock lock = this.locks.startJoining(channel);
+		ChannelSubscription subscription = lock.subscription();
+		ReleaseSubscriber<?> current = this.subscriber.now();
 		CompletionStage<Void> subscribed;
 		try {
-			subscribed = this.lifetime.subscribeAsync(channel, waiters.subscription(), background);
+			if (subscription.isConfirmed()) {
+				subscribed = CompletableFuture.completedFuture(null);
+			}
+			else if (current != null && current.status() == SubscriptionStatus.CONNECTED) {
+				subscribed = subscription.subscribe(current, channel);
+			}
+			else {
+				subscribed = CompletableFuture.runAsync(() -> subscription.await(this.subscriber.get(), channel),
+						background);
+			}
 		}
 		catch (RuntimeException ex) {
 			subscribed = CompletableFuture.failedFuture(ex);
 		}
 		return subscribed.handle((ignored, ex) -> {
 			if (ex != null) {
-				waiters.abandonJoining();
+				lock.abandonJoining();
 				Throwable cause = ScriptCommands.unwrap(ex);
 				throw (cause instanceof RuntimeException runtime) ? runtime
 						: new IllegalStateException("Could not subscribe to " + channel, cause);
 			}
-			waiters.join(waiter);
-			return waiters;
+			lock.join(waiter);
+			return lock;
 		});
 	}
 
-	/**
-	 * Drop the locks nothing needs any more, unsubscribe channels that have had no waiter
-	 * for the linger time, and subscribe again channels that have waiters but lost their
-	 * subscription. Sends commands and waits for none.
-	 */
+	/** The periodic sweep that the design notes' Lifetime and Recovery tell of. */
 	void sweep() {
-		this.lifetime.sweep(System.nanoTime());
+		long idleSince = System.nanoTime() - this.lingerNanos;
+		ReleaseSubscriber<?> current = this.subscriber.now();
+		if (current != null) {
+			current.repair();
+		}
+		for (String channel : this.channels.keySet()) {
+			this.channels.computeIfPresent(channel, (name, lock) -> {
+				if (current != null && lock.isIdleSince(idleSince) && !lock.subscription().isNeverAsked()) {
+					// In this compute, so that a later waiter's subscribe comes after it.
+					lock.subscription().unsubscribe(current, name);
+				}
+				return lock.isUnused() ? null : lock;
+			});
+		}
+		if (current != null) {
+			this.channels.forEach((channel, lock) -> {
+				if (lock.waiterCount() > 0 && lock.subscription().isIdle()) {
+					logger.debug(LogMessage.format("Subscribing again to %s, which has waiters", channel));
+					// Its confirmation wakes the waiters; the next sweep retries.
+					lock.subscription().subscribe(current, channel);
+				}
+			});
+		}
 	}
 
-	@Override
-	public void onMessage(String channel, byte[] body) {
+	/** A release message arrived on a subscribed channel. */
+	void onMessage(String channel, byte[] body) {
 		WakeUp wakeUp = LockKind.wakeUpOf(body, this.ownReleasePrefix);
-		LocalLock lock = this.locks.find(channel);
-		if (lock == null) {
-			return;
+		LocalLock lock = this.channels.get(channel);
+		if (lock != null) {
+			if (wakeUp.endsYield()) {
+				lock.endYield();
+			}
+			wakeUp.waking().accept(lock);
 		}
-		if (wakeUp.endsYield()) {
-			// Another JVM had its turn: this one yields no longer.
-			lock.endYield();
+	}
+
+	/** Redis confirmed a subscription, first or again: messages may have been missed. */
+	void onSubscribed(String channel) {
+		// A confirmation for nobody (its waiter gave up) is recorded, for the sweep.
+		LocalLock lock = this.channels.computeIfAbsent(channel, (name) -> new LocalLock());
+		lock.subscription().confirmed();
+		lock.signalAll();
+	}
+
+	/** Redis ended a subscription, asked to or not. */
+	void onUnsubscribed(String channel) {
+		// A channel unsubscribed on purpose has no entry, or a new one: this was unasked.
+		LocalLock lock = this.channels.get(channel);
+		if (lock != null) {
+			lock.subscription().lost();
 		}
-		wakeUp.wake(lock);
 	}
 
-	@Override
-	public void onSubscribed(String channel) {
-		this.lifetime.onSubscribed(channel);
+	/** Messages of every channel may have been missed: the connection is new. */
+	void onAllMissed() {
+		wakeAll();
 	}
 
-	@Override
-	public void onUnsubscribed(String channel) {
-		this.lifetime.onUnsubscribed(channel);
-	}
-
-	@Override
-	public void onAllMissed() {
-		this.locks.byChannel().values().forEach(LocalLock::signalAll);
-	}
-
-	@Override
-	public void onAllLost() {
-		this.lifetime.onAllLost();
+	/** Every subscription is gone, for now (Lettuce reconnects) or for good (dropped). */
+	void onAllLost() {
+		this.channels.values().forEach((lock) -> lock.subscription().reset());
 	}
 
 	/** Number of channels subscribed for waiters, for tests and diagnostics. */
 	int subscribedChannels() {
-		int count = 0;
-		for (LocalLock lock : this.locks.byChannel().values()) {
-			if (!lock.subscription().isNeverAsked()) {
-				count++;
-			}
-		}
-		return count;
+		return count((lock) -> lock.subscription().isNeverAsked() ? 0 : 1);
 	}
 
-	/** Number of threads waiting now, over all channels, for diagnostics. */
+	/** Number of threads waiting now, for diagnostics. */
 	int waiterCount() {
-		int count = 0;
-		for (LocalLock lock : this.locks.byChannel().values()) {
-			count += lock.waiterCount();
-		}
-		return count;
+		return count(LocalLock::waiterCount);
 	}
 
-	/**
-	 * Number of threads asleep now, over all channels, waiting for a wake-up: for
-	 * diagnostics, and for tests that must know a waiter made its last try.
-	 */
+	/** Number of threads asleep now, for diagnostics and tests awaiting a last try. */
 	int sleepingWaiterCount() {
-		int count = 0;
-		for (LocalLock lock : this.locks.byChannel().values()) {
-			count += lock.sleepingCount();
-		}
-		return count;
+		return count(LocalLock::sleepingCount);
+	}
+
+	private int count(ToIntFunction<LocalLock> counted) {
+		return this.channels.values().stream().mapToInt(counted).sum();
 	}
 
 	/** Report each channel that has waiters now, with their number, for diagnostics. */
 	void forEachWaited(ObjIntConsumer<String> action) {
-		this.locks.byChannel().forEach((channel, lock) -> {
+		this.channels.forEach((channel, lock) -> {
 			int size = lock.waiterCount();
 			if (size > 0) {
 				action.accept(channel, size);
@@ -205,34 +240,34 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		});
 	}
 
-	/**
-	 * The state of the subscriptions now: disconnected while the connection is, or while
-	 * a channel with waiters is not subscribed. Walks the channels.
-	 */
+	/** The connection's status; disconnected while a channel with waiters is not. */
 	SubscriptionStatus status() {
-		return this.lifetime.status();
+		ReleaseSubscriber<?> current = this.subscriber.now();
+		if (current == null) {
+			return SubscriptionStatus.NONE;
+		}
+		Predicate<LocalLock> unsubscribedWaiters = (lock) -> lock.waiterCount() > 0
+				&& !lock.subscription().isConfirmed();
+		return this.channels.values().stream().anyMatch(unsubscribedWaiters) ? SubscriptionStatus.DISCONNECTED
+				: current.status();
 	}
 
 	/** Wake every waiter of every channel, as the engine starts to shut down. */
 	void wakeAll() {
-		this.locks.byChannel().values().forEach(LocalLock::signalAll);
+		this.channels.values().forEach(LocalLock::signalAll);
 	}
 
-	/** Close the subscription connection, and wake every waiter, which gives up. */
+	/** Close the subscription connection for good, and wake every waiter. */
 	@Override
 	public void close() {
-		this.lifetime.close();
-		this.locks.byChannel().values().forEach(LocalLock::signalAll);
+		this.subscriber.close();
+		wakeAll();
 	}
 
 	/**
-	 * What a release message asks of this JVM's waiters of its channel, as the lock kind
-	 * that sent it decodes it ({@link LockKind#wakeUpOf}).
-	 *
-	 * @param description what it wakes, for logs and test failures
-	 * @param waking wakes the waiters of the message's channel that it names
-	 * @param endsYield whether the message ends this JVM's yielding of the lock to other
-	 * JVMs
+	 * What a release message asks of this JVM's waiters of its channel, decoded by the
+	 * kind that sent it: a description for logs, whom it wakes, and whether it ends this
+	 * JVM's yielding of the lock (another JVM had its turn).
 	 */
 	record WakeUp(String description, Consumer<LocalLock> waking, boolean endsYield) {
 
@@ -240,10 +275,7 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		static final WakeUp NOBODY = new WakeUp("nobody", (waiters) -> {
 		}, false);
 
-		/**
-		 * Wakes one waiter; another JVM released the lock, so this JVM yields it no
-		 * longer.
-		 */
+		/** Wakes one waiter; another JVM released. */
 		static final WakeUp NEXT = new WakeUp("next", LocalLock::signalOne, true);
 
 		/** Wakes every waiter, since several of them may get in together. */
@@ -252,11 +284,6 @@ final class ReleaseSubscriptions implements ReleaseSubscriber.Listener, AutoClos
 		/** Wakes the one waiter that asks under the given owner token. */
 		static WakeUp owner(String owner) {
 			return new WakeUp("owner " + owner, (waiters) -> waiters.signalOwner(owner), false);
-		}
-
-		/** Wake the waiters of the message's channel that it names. */
-		void wake(LocalLock waiters) {
-			this.waking.accept(waiters);
 		}
 
 		@Override

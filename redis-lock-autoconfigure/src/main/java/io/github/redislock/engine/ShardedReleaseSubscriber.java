@@ -1,12 +1,10 @@
 package io.github.redislock.engine;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -20,39 +18,27 @@ import reactor.core.Disposable;
 
 import org.springframework.core.log.LogMessage;
 
-import io.github.redislock.SubscriptionStatus;
-
 /**
  * Release channels subscribed with sharded pub/sub ({@code SSUBSCRIBE}) on a Redis 7
- * cluster: each channel on the primary that owns its slot, so that a release message
- * reaches that shard's subscribers only instead of being broadcast to every node.
+ * cluster, each on the primary that owns its slot, so a release message reaches that
+ * shard's subscribers only instead of every node.
  *
  * <p>
- * Lettuce routes each {@code SSUBSCRIBE} to the owner of the channel's slot and
- * subscribes again when a node connection comes back. Two cases it leaves to us: a slot
- * that moved to another primary (Redis then ends the subscription with an
- * {@code SUNSUBSCRIBE} we did not ask for) and a primary replaced by its replica after a
- * failover (its connection stays down). Both leave a channel subscribed on a node that no
- * longer owns it; the first is reported as it comes, the second by {@link #repair()},
- * which compares the node that confirmed each subscription with the slot's owner every
- * sweep. The engine then subscribes the channel again, at the slot's current owner, if it
- * still has waiters.
- *
- * <p>
- * The nodes are recorded from Redis' confirmations only, so a subscribe that failed
- * leaves nothing here to repair or to unsubscribe.
+ * Lettuce routes each {@code SSUBSCRIBE} to the slot's owner. Two cases it leaves to us
+ * leave a channel subscribed on a node that no longer owns it: a slot that moved (Redis
+ * ends the subscription with an unasked {@code SUNSUBSCRIBE}, reported as it comes) and a
+ * primary replaced by its replica (its connection stays down), found by {@link #repair()}
+ * comparing, every sweep, the node that confirmed each subscription with the slot's
+ * owner. The engine then subscribes the channel again if it still has waiters. Nodes are
+ * recorded from confirmations only, so a failed subscribe leaves nothing to repair.
  *
  * @author redis-lock
  */
-final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], byte[]> implements ReleaseSubscriber {
+final class ShardedReleaseSubscriber extends ReleaseSubscriber<StatefulRedisClusterPubSubConnection<byte[], byte[]>> {
 
 	private static final Log logger = LogFactory.getLog(ShardedReleaseSubscriber.class);
 
 	private final RedisClusterClient client;
-
-	private final Duration timeout;
-
-	private final Listener listener;
 
 	/** Tells the listener of connections of the client that dropped. */
 	private final Disposable disconnections;
@@ -60,20 +46,13 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 	/** The node that confirmed each subscription, by channel. */
 	private final Map<String, String> nodes = new ConcurrentHashMap<>();
 
-	private final SharedConnection<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection = new SharedConnection<>(
-			this::open, (opened) -> true, StatefulRedisClusterPubSubConnection::close);
-
-	ShardedReleaseSubscriber(RedisClusterClient client, Duration timeout, Listener listener) {
+	ShardedReleaseSubscriber(RedisClusterClient client, Duration timeout, ReleaseSubscriptions listener) {
+		super(listener, timeout);
 		this.client = client;
-		this.timeout = timeout;
-		this.listener = listener;
-		// Lettuce subscribes a node's channels again when its connection comes back, but
-		// with one SSUBSCRIBE for all of them, which Redis refuses when they lie in
-		// several slots (CROSSSLOT), and the cluster API tells of no node connection
-		// that drops. So any connection of the client that drops counts as losing every
-		// subscription; the engine subscribes each channel with waiters again, one by
-		// one,
-		// and its confirmation wakes the waiters.
+		// Lettuce subscribes a node's channels again on reconnecting with one SSUBSCRIBE,
+		// which Redis refuses across slots (CROSSSLOT), and the cluster API tells of no
+		// node connection that drops: so any dropped connection of the client loses every
+		// subscription, and the engine subscribes each channel with waiters again.
 		this.disconnections = client.getResources()
 			.eventBus()
 			.get()
@@ -82,38 +61,71 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 	}
 
 	@Override
-	public void connect() {
-		this.connection.get();
+	StatefulRedisClusterPubSubConnection<byte[], byte[]> open() {
+		StatefulRedisClusterPubSubConnection<byte[], byte[]> opened = this.client
+			.connectPubSub(ByteArrayCodec.INSTANCE);
+		opened.setTimeout(this.timeout);
+		opened.addListener(new RedisClusterPubSubAdapter<>() {
+
+			@Override
+			public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
+				ShardedReleaseSubscriber.this.listener.onMessage(string(channel), message);
+			}
+
+			@Override
+			public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
+				String name = string(channel);
+				if (node != null) {
+					ShardedReleaseSubscriber.this.nodes.put(name, node.getNodeId());
+				}
+				ShardedReleaseSubscriber.this.listener.onSubscribed(name);
+			}
+
+			@Override
+			public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
+				// Asked for (then forgotten already), or the slot moved.
+				String name = string(channel);
+				if (ShardedReleaseSubscriber.this.nodes.remove(name) != null) {
+					ShardedReleaseSubscriber.this.listener.onUnsubscribed(name);
+				}
+			}
+
+		});
+		return opened;
 	}
 
 	@Override
-	public CompletableFuture<Void> subscribe(String channel) {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
-		if (current == null) {
-			return CompletableFuture.failedFuture(new RedisException("The subscription connection is not open"));
-		}
-		return ReleaseSubscriber.confirmation(current.async().ssubscribe(bytes(channel)), this.timeout);
+	void drop(StatefulRedisClusterPubSubConnection<byte[], byte[]> opened) {
+		opened.close();
 	}
 
 	@Override
-	public void unsubscribe(String channel) {
+	boolean isConnected(StatefulRedisClusterPubSubConnection<byte[], byte[]> opened) {
+		return opened.isOpen();
+	}
+
+	@Override
+	CompletionStage<?> sendSubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> opened, byte[] channel) {
+		return opened.async().ssubscribe(channel);
+	}
+
+	@Override
+	void unsubscribe(String channel) {
 		this.nodes.remove(channel);
 		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
 		if (current == null) {
 			return;
 		}
-		ReleaseSubscriber.confirmation(current.async().sunsubscribe(bytes(channel)), this.timeout)
-			.whenComplete((ignored, ex) -> {
-				if (ex != null) {
-					// The node is gone or does not answer; the subscription went or goes
-					// with it.
-					logger.debug(LogMessage.format("Could not unsubscribe from %s", channel), ex);
-				}
-			});
+		confirmation(current.async().sunsubscribe(bytes(channel))).whenComplete((ignored, ex) -> {
+			if (ex != null) {
+				// The node is gone or silent; its subscriptions go with it.
+				logger.debug(LogMessage.format("Could not unsubscribe from %s", channel), ex);
+			}
+		});
 	}
 
 	@Override
-	public void repair() {
+	void repair() {
 		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
 		if (current == null) {
 			return;
@@ -126,58 +138,10 @@ final class ShardedReleaseSubscriber extends RedisClusterPubSubAdapter<byte[], b
 		});
 	}
 
-	private StatefulRedisClusterPubSubConnection<byte[], byte[]> open() {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> opened = this.client
-			.connectPubSub(ByteArrayCodec.INSTANCE);
-		opened.setTimeout(this.timeout);
-		opened.addListener(this);
-		return opened;
-	}
-
-	@Override
-	public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
-		this.listener.onMessage(string(channel), message);
-	}
-
-	@Override
-	public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
-		String name = string(channel);
-		if (node != null) {
-			this.nodes.put(name, node.getNodeId());
-		}
-		this.listener.onSubscribed(name);
-	}
-
-	@Override
-	public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
-		// Asked for (then forgotten already), or the slot moved.
-		String name = string(channel);
-		if (this.nodes.remove(name) != null) {
-			this.listener.onUnsubscribed(name);
-		}
-	}
-
-	@Override
-	public SubscriptionStatus status() {
-		StatefulRedisClusterPubSubConnection<byte[], byte[]> current = this.connection.now();
-		if (current == null) {
-			return this.connection.wasOpened() ? SubscriptionStatus.DISCONNECTED : SubscriptionStatus.NONE;
-		}
-		return current.isOpen() ? SubscriptionStatus.CONNECTED : SubscriptionStatus.DISCONNECTED;
-	}
-
 	@Override
 	public void close() {
 		this.disconnections.dispose();
-		this.connection.close();
-	}
-
-	private static byte[] bytes(String channel) {
-		return channel.getBytes(StandardCharsets.UTF_8);
-	}
-
-	private static String string(byte[] channel) {
-		return new String(channel, StandardCharsets.UTF_8);
+		super.close();
 	}
 
 }
