@@ -57,7 +57,7 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			DistributedLockBeanPostProcessor.class.getClassLoader());
 
-	private final LockMethodSpecs specs;
+	private final LockMethodSpec.Cache specs;
 
 	private @Nullable BeanFactory lockBeanFactory;
 
@@ -71,7 +71,7 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 	public DistributedLockBeanPostProcessor() {
 		setBeforeExistingAdvisors(true);
 		Supplier<LockKeyEvaluator> evaluator = SingletonSupplier.of(this::evaluator);
-		this.specs = new LockMethodSpecs(evaluator);
+		this.specs = new LockMethodSpec.Cache(evaluator);
 		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, DistributedLock.class, true),
 				new DistributedLockInterceptor(this.specs, evaluator, SingletonSupplier.of(this::lockOperations),
 						REACTOR_PRESENT ? ReactiveLockInterception.lookingUp(() -> this.lockBeanFactory) : null));

@@ -20,6 +20,7 @@ import org.springframework.util.Assert;
 import io.github.redislock.CurrentLock;
 import io.github.redislock.DistributedLock.OnFailure;
 import io.github.redislock.LockGroup;
+import io.github.redislock.LockHandle;
 import io.github.redislock.LockOperations;
 import io.github.redislock.LockRequest;
 import io.github.redislock.LockTimeoutException;
@@ -27,10 +28,11 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 
 /**
  * Runs a {@link io.github.redislock.DistributedLock @DistributedLock} method under its
- * locks: the cached {@link LockMethodSpec}, the keys evaluated and sorted, one
- * {@link LockOperations#lockAll} for them, made {@link CurrentLock current} while the
- * method body runs, and the group closed when the method returns, throws, or its returned
- * stage completes. A method that returns a publisher (or suspends) is left to
+ * locks: the cached {@link LockMethodSpec}, the keys evaluated and sorted, locked by
+ * {@link LockOperations#lock} (one key, the common case) or
+ * {@link LockOperations#lockAll} (several), made {@link CurrentLock current} while the
+ * method body runs, and closed when the method returns, throws, or its returned stage
+ * completes. A method that returns a publisher (or suspends) is left to
  * {@link ReactiveLockInterception}, which locks it from subscription to termination
  * without blocking a thread.
  *
@@ -38,7 +40,7 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
  */
 final class DistributedLockInterceptor implements MethodInterceptor {
 
-	private final LockMethodSpecs specs;
+	private final LockMethodSpec.Cache specs;
 
 	private final Supplier<LockKeyEvaluator> evaluator;
 
@@ -51,7 +53,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	 * @param reactive runs the methods that return a publisher, or {@code null} when
 	 * Reactor is absent, and no such method passed the start-up checks
 	 */
-	DistributedLockInterceptor(LockMethodSpecs specs, Supplier<LockKeyEvaluator> evaluator,
+	DistributedLockInterceptor(LockMethodSpec.Cache specs, Supplier<LockKeyEvaluator> evaluator,
 			Supplier<LockOperations> locks, @Nullable ReactiveLockInterception reactive) {
 		this.specs = specs;
 		this.evaluator = evaluator;
@@ -73,14 +75,15 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			Assert.state(this.reactive != null, "Reactive @DistributedLock methods need Reactor");
 			return this.reactive.invoke(spec, requests, invocation, target);
 		}
-		LockGroup locks = acquire(spec, requests);
+		AutoCloseable locks = acquire(spec, requests);
 		if (locks == null) {
 			return onFailure(spec, invocation, target);
 		}
 		Object result;
 		// The scope ends with the method body: a returned stage keeps the locks, but
 		// the threads that complete it never saw this scope.
-		try (CurrentLock.Scope scope = CurrentLock.open(locks)) {
+		try (CurrentLock.Scope scope = (locks instanceof LockHandle handle) ? CurrentLock.open(handle)
+				: CurrentLock.open((LockGroup) locks)) {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
@@ -116,13 +119,14 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Lock every key, in sorted order, within one wait budget.
-	 * @return the locks, or {@code null} when a lock stayed held elsewhere and the method
-	 * does not throw for it
+	 * Lock the one key, or every key in sorted order within one wait budget.
+	 * @return the {@link LockHandle} or {@link LockGroup}, or {@code null} when a lock
+	 * stayed held elsewhere and the method does not throw for it
 	 */
-	private @Nullable LockGroup acquire(LockMethodSpec spec, List<LockRequest> requests) {
+	private @Nullable AutoCloseable acquire(LockMethodSpec spec, List<LockRequest> requests) {
+		LockOperations locks = this.locks.get();
 		try {
-			return this.locks.get().lockAll(requests);
+			return (requests.size() == 1) ? locks.lock(requests.get(0)) : locks.lockAll(requests);
 		}
 		catch (LockTimeoutException ex) {
 			if (spec.onFailure() == OnFailure.THROW) {
@@ -149,7 +153,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	 * Return a future that completes like the method's stage, once its locks are
 	 * released, so that a caller who sees it complete can take the locks at once.
 	 */
-	private CompletableFuture<@Nullable Object> releaseOnCompletion(CompletionStage<?> stage, LockGroup locks) {
+	private CompletableFuture<@Nullable Object> releaseOnCompletion(CompletionStage<?> stage, AutoCloseable locks) {
 		CompletableFuture<@Nullable Object> completion = new CompletableFuture<>();
 		stage.whenComplete((value, failure) -> {
 			Throwable outcome = release(locks, failure);
@@ -169,7 +173,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	 * suppressed so that it reaches the caller as thrown
 	 * @return the primary failure, else the release failure, or {@code null}
 	 */
-	private static @Nullable Throwable release(LockGroup locks, @Nullable Throwable primary) {
+	private static @Nullable Throwable release(AutoCloseable locks, @Nullable Throwable primary) {
 		try {
 			locks.close();
 		}

@@ -32,15 +32,20 @@ import io.github.redislock.LockKeyException;
  * one instance serves every annotated bean of a context.
  *
  * <p>
- * Parsing checks each variable an expression refers to ({@code #order}, {@code #p0},
- * {@code #root}), so that a wrong name or a missing {@code -parameters} flag fails at
- * start-up instead of evaluating to {@code null} on each call. Bean references
- * ({@code @name}) resolve against the bean factory this evaluator is given.
+ * The grammar, scanned left to right: {@code ##} is a literal {@code #}; {@code #{}
+ * starts an expression that ends at the matching {@code }} (braces inside SpEL string
+ * literals ignored); {@code #} and a Java identifier start begin a short reference of
+ * identifier characters, and of {@code .} where an identifier start follows, so the
+ * {@code :} of {@code "#id:x"} and the final {@code .} of {@code "#id."} are literal. A
+ * short reference followed by {@code (} or {@code [} is rejected, as it would silently
+ * drop the call or index, and so is any other {@code #}. Other characters are literal.
  *
  * <p>
- * Unlike other {@link CachedExpressionEvaluator} subclasses, it keeps no cache of parsed
- * expressions: each template is parsed once, when the spec of its method is built, and
- * the parsed {@link LockKey} lives in that spec, the one cache of the key pipeline.
+ * Parsing checks each variable an expression refers to ({@code #order}, {@code #p0},
+ * {@code #root}), so that a wrong name or a missing {@code -parameters} flag fails at
+ * start-up instead of evaluating to {@code null} on each call. Unlike other
+ * {@link CachedExpressionEvaluator} subclasses it caches nothing: the parsed
+ * {@link LockKey} lives in its method's {@link LockMethodSpec}.
  * @author redis-lock
  */
 public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanFactoryAware {
@@ -50,9 +55,7 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 
 	private final StandardEvaluationContext sharedContext = new StandardEvaluationContext();
 
-	/**
-	 * Create an evaluator with a default SpEL parser.
-	 */
+	/** Create an evaluator with a default SpEL parser. */
 	public LockKeyEvaluator() {
 		this(new SpelExpressionParser());
 	}
@@ -67,66 +70,150 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 		this.sharedContext.addPropertyAccessor(new RecordComponentAccessor());
 	}
 
-	/**
-	 * Resolve {@code @name} bean references in key expressions against the given bean
-	 * factory.
-	 * @param beanFactory the bean factory
-	 */
+	/** Resolve {@code @name} bean references in key expressions against this factory. */
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) {
 		this.sharedContext.setBeanResolver(new BeanFactoryResolver(beanFactory));
 	}
 
 	/**
-	 * Parse and check a key template. Called once per annotated method and template; the
-	 * caller keeps the result.
+	 * Parse and check a key template, once per annotated method and template.
 	 * @throws LockConfigurationException naming the problem and its fix
 	 */
 	LockKey parse(String template, Method method, Class<?> targetClass) {
-		LockKeyTemplate parsed;
+		List<Segment> segments;
 		try {
-			parsed = LockKeyTemplate.parse(template);
+			segments = split(template);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new LockConfigurationException(targetClass, method, template, ex.getMessage(),
-					"Fix the key template: write '#name', '#p0' or '#{expression}' for the parts taken from the call,"
-							+ " and '##' for a literal '#'");
+					(ex.getCause() instanceof ParseException) ? "Fix the expression's syntax"
+							: "Fix the key template: write '#name', '#p0' or '#{expression}' for the parts taken"
+									+ " from the call, and '##' for a literal '#'");
 		}
+		for (Segment segment : segments) {
+			if (segment.expression() instanceof SpelExpression spel) {
+				checkVariables(spel.getAST(), segment.source(), template, method, targetClass);
+			}
+		}
+		return new LockKey(template, segments);
+	}
+
+	/** Split a template by the grammar above, or throw what is wrong and where. */
+	List<Segment> split(String template) {
 		List<Segment> segments = new ArrayList<>();
-		for (LockKeyTemplate.Part part : parsed.parts()) {
-			if (!part.isExpression()) {
-				segments.add(new Segment(part.text(), null));
-				continue;
+		StringBuilder literal = new StringBuilder();
+		int length = template.length();
+		int i = 0;
+		while (i < length) {
+			char c = template.charAt(i);
+			char next = (i + 1 < length) ? template.charAt(i + 1) : 0;
+			if (c != '#') {
+				literal.append(c);
+				i++;
 			}
-			String source = part.source();
-			Expression expression;
-			try {
-				expression = getParser().parseExpression(part.text());
+			else if (next == '#') {
+				literal.append('#');
+				i += 2;
 			}
-			catch (ParseException ex) {
-				throw new LockConfigurationException(targetClass, method, template,
-						"'" + source + "' is not a valid SpEL expression: " + ex.getMessage(),
-						"Fix the expression's syntax");
+			else if (next == '{') {
+				int end = closingBrace(template, i + 2);
+				if (end < 0) {
+					throw new IllegalArgumentException("'#{' at position " + i + " has no matching '}'");
+				}
+				String expression = template.substring(i + 2, end).trim();
+				if (expression.isEmpty()) {
+					throw new IllegalArgumentException("'#{}' at position " + i + " is empty");
+				}
+				flush(literal, segments);
+				segments.add(expression("#{" + expression + "}", expression));
+				i = end + 1;
 			}
-			if (expression instanceof SpelExpression spel) {
-				checkVariables(spel.getAST(), source, template, method, targetClass);
+			else if (next != 0 && Character.isJavaIdentifierStart(next)) {
+				int end = endOfReference(template, i + 1);
+				String reference = template.substring(i, end);
+				if (end < length && (template.charAt(end) == '(' || template.charAt(end) == '[')) {
+					throw new IllegalArgumentException("'" + reference + "' is followed by '" + template.charAt(end)
+							+ "', but a short reference ends there; write calls and indexing as #{" + reference
+							+ template.charAt(end) + "...}");
+				}
+				flush(literal, segments);
+				segments.add(expression(reference, reference));
+				i = end;
 			}
-			segments.add(new Segment(source, expression));
+			else {
+				throw new IllegalArgumentException("'#' at position " + i
+						+ " starts no expression; write '##' for a literal '#', '#name' or '#{...}' for an expression");
+			}
 		}
-		return new LockKey(template, List.copyOf(segments));
+		flush(literal, segments);
+		if (template.isBlank()) {
+			throw new IllegalArgumentException("the key is blank");
+		}
+		return List.copyOf(segments);
+	}
+
+	private Segment expression(String source, String text) {
+		try {
+			return new Segment(source, getParser().parseExpression(text));
+		}
+		catch (ParseException ex) {
+			throw new IllegalArgumentException("'" + source + "' is not a valid SpEL expression: " + ex.getMessage(),
+					ex);
+		}
+	}
+
+	private static int endOfReference(String template, int start) {
+		int i = start + 1;
+		while (i < template.length()
+				&& (Character.isJavaIdentifierPart(template.charAt(i)) || (template.charAt(i) == '.'
+						&& i + 1 < template.length() && Character.isJavaIdentifierStart(template.charAt(i + 1))))) {
+			i++;
+		}
+		return i;
+	}
+
+	/** Index of the brace closing an expression that starts at {@code start}, or -1. */
+	private static int closingBrace(String template, int start) {
+		int depth = 0;
+		char quote = 0;
+		for (int i = start; i < template.length(); i++) {
+			char c = template.charAt(i);
+			if (quote != 0) {
+				// SpEL escapes a quote in a literal by doubling it: this leaves the
+				// literal
+				// and enters it again.
+				quote = (c == quote) ? 0 : quote;
+			}
+			else if (c == '\'' || c == '"') {
+				quote = c;
+			}
+			else if (c == '{') {
+				depth++;
+			}
+			else if (c == '}') {
+				if (depth == 0) {
+					return i;
+				}
+				depth--;
+			}
+		}
+		return -1;
+	}
+
+	private static void flush(StringBuilder literal, List<Segment> segments) {
+		if (!literal.isEmpty()) {
+			segments.add(new Segment(literal.toString(), null));
+			literal.setLength(0);
+		}
 	}
 
 	private void checkVariables(SpelNode node, String source, String template, Method method, Class<?> targetClass) {
-		if (node instanceof VariableReference) {
-			checkVariable(node.toStringAST().substring(1), source, template, method, targetClass);
-		}
 		for (int i = 0; i < node.getChildCount(); i++) {
 			checkVariables(node.getChild(i), source, template, method, targetClass);
 		}
-	}
-
-	private void checkVariable(String name, String source, String template, Method method, Class<?> targetClass) {
-		if (name.equals("root") || name.equals("this")) {
+		String name = (node instanceof VariableReference) ? node.toStringAST().substring(1) : null;
+		if (name == null || name.equals("root") || name.equals("this")) {
 			return;
 		}
 		int count = method.getParameterCount();
@@ -156,9 +243,7 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 		}
 	}
 
-	/**
-	 * Create the evaluation context of one call.
-	 */
+	/** Create the evaluation context of one call. */
 	EvaluationContext createEvaluationContext(Method method, @Nullable Object[] args, Object target,
 			Class<?> targetClass) {
 		LockExpressionRoot root = new LockExpressionRoot(method, method.getName(), args, target, targetClass);
@@ -169,8 +254,7 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 	}
 
 	/**
-	 * Build the key of one call; the context may be {@code null} for a
-	 * {@linkplain LockKey#isLiteral() literal} key.
+	 * Build the key of one call; the context is {@code null} for a literal key.
 	 * @throws LockKeyException when a part is {@code null}, blank, or fails
 	 */
 	String evaluate(LockKey key, @Nullable EvaluationContext context, Method method) {
@@ -197,12 +281,7 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 		return result.toString();
 	}
 
-	/**
-	 * A parsed key template.
-	 *
-	 * @param template the template as written
-	 * @param segments its literal and expression parts
-	 */
+	/** A key template as written, and its literal and expression parts. */
 	record LockKey(String template, List<Segment> segments) {
 
 		/** Whether the key is the same on every call, so needs no evaluation context. */
@@ -212,12 +291,7 @@ public class LockKeyEvaluator extends CachedExpressionEvaluator implements BeanF
 
 	}
 
-	/**
-	 * Literal text, or an expression and its source as written in the template.
-	 *
-	 * @param source the literal text, or the expression as written
-	 * @param expression the parsed expression, or {@code null} for literal text
-	 */
+	/** Literal text, or an expression parsed and its source as written. */
 	record Segment(String source, @Nullable Expression expression) {
 
 	}

@@ -4,9 +4,17 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringValueResolver;
 
 import io.github.redislock.DistributedLock.OnFailure;
 import io.github.redislock.LockMode;
@@ -61,6 +69,68 @@ record LockMethodSpec(Method method, List<LockKey> keys, @Nullable Duration wait
 
 	boolean isLiteral() {
 		return this.keys.stream().allMatch(LockKey::isLiteral);
+	}
+
+	/**
+	 * The spec of each annotated method, built and checked on first use (when the bean is
+	 * created), then cached per method and target class. The one cache of the key
+	 * pipeline: a spec holds its parsed key templates, parsed once per method.
+	 */
+	static final class Cache {
+
+		private final Map<MethodClassKey, Optional<LockMethodSpec>> cache = new ConcurrentHashMap<>(64);
+
+		private final LockMethodSpecFactory factory;
+
+		Cache(Supplier<LockKeyEvaluator> evaluator) {
+			this.factory = new LockMethodSpecFactory(evaluator);
+		}
+
+		void setValueResolver(StringValueResolver valueResolver) {
+			this.factory.setValueResolver(valueResolver);
+		}
+
+		/**
+		 * Build the specs of every annotated method of a bean class.
+		 * @return whether a method returns a publisher (or suspends), which locks through
+		 * {@code ReactiveLockOperations}
+		 * @throws LockConfigurationException for the first invalid declaration
+		 */
+		boolean validate(Class<?> targetClass) {
+			boolean reactive = false;
+			for (Method method : ReflectionUtils.getUniqueDeclaredMethods(targetClass,
+					ReflectionUtils.USER_DECLARED_METHODS)) {
+				LockMethodSpec spec = get(method, targetClass);
+				reactive |= spec != null && spec.reactive() != null;
+			}
+			return reactive;
+		}
+
+		/**
+		 * Return the spec of a method as invoked on a target class, or {@code null} when
+		 * it is not annotated.
+		 * @throws LockConfigurationException when the declaration is invalid
+		 */
+		@Nullable LockMethodSpec get(Method method, Class<?> targetClass) {
+			MethodClassKey key = new MethodClassKey(method, targetClass);
+			Optional<LockMethodSpec> spec = this.cache.get(key);
+			if (spec == null) {
+				// An interface method, as a JDK proxy invokes it, shares the spec of its
+				// implementation, which is the one validated when the bean was created.
+				Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+				MethodClassKey specificKey = new MethodClassKey(specific, targetClass);
+				spec = this.cache.get(specificKey);
+				if (spec == null) {
+					// Built outside the map: building may create the evaluator bean.
+					spec = Optional.ofNullable(this.factory.build(specific, targetClass));
+					Optional<LockMethodSpec> existing = this.cache.putIfAbsent(specificKey, spec);
+					spec = (existing != null) ? existing : spec;
+				}
+				this.cache.putIfAbsent(key, spec);
+			}
+			return spec.orElse(null);
+		}
+
 	}
 
 }

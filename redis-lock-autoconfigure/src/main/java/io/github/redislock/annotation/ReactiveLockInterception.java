@@ -78,8 +78,8 @@ final class ReactiveLockInterception {
 				invoked.set(true);
 				return Mono.from(proceed(spec, invocation));
 			});
-			return this.locks.get()
-				.execute(requests, body)
+			ReactiveLockOperations locks = this.locks.get();
+			return ((requests.size() == 1) ? locks.execute(requests.get(0), body) : locks.execute(requests, body))
 				.onErrorResume((ex) -> notAcquired(spec, ex, invoked), (ex) -> (spec.fallback() != null)
 						? Mono.from(fallback(spec, invocation, target)) : Mono.empty());
 		});
@@ -93,8 +93,9 @@ final class ReactiveLockInterception {
 				invoked.set(true);
 				return Flux.from(proceed(spec, invocation));
 			});
-			return this.locks.get()
-				.executeMany(requests, body)
+			ReactiveLockOperations locks = this.locks.get();
+			return ((requests.size() == 1) ? locks.executeMany(requests.get(0), body)
+					: locks.executeMany(requests, body))
 				.onErrorResume((ex) -> notAcquired(spec, ex, invoked), (ex) -> (spec.fallback() != null)
 						? Flux.from(fallback(spec, invocation, target)) : Flux.empty());
 		});

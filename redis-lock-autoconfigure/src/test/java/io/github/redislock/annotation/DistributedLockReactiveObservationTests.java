@@ -49,7 +49,7 @@ class DistributedLockReactiveObservationTests {
 
 	@Test
 	void acquisitionAndHoldAreObservedUnderTheMethodName() {
-		LockMethodSpecs specs = new LockMethodSpecs(LockKeyEvaluator::new);
+		LockMethodSpec.Cache specs = new LockMethodSpec.Cache(LockKeyEvaluator::new);
 		ReactiveLockTemplate reactive = new ReactiveLockTemplate(this.engine);
 		LockTemplate blocking = new LockTemplate(this.engine);
 		ProxyFactory factory = new ProxyFactory(new Orders());

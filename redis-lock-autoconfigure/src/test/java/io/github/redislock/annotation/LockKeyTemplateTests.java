@@ -4,14 +4,11 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.github.redislock.annotation.LockKeyTemplate.Kind;
-import io.github.redislock.annotation.LockKeyTemplate.Part;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Tests for {@link LockKeyTemplate}.
+ * Tests for the key template grammar of {@link LockKeyEvaluator#split(String)}.
  */
 class LockKeyTemplateTests {
 
@@ -70,45 +67,47 @@ class LockKeyTemplateTests {
 
 	@Test
 	void unclosedExpressionIsRejected() {
-		assertThatIllegalArgumentException().isThrownBy(() -> LockKeyTemplate.parse("user:#{#user.name"))
+		assertThatIllegalArgumentException().isThrownBy(() -> split("user:#{#user.name"))
 			.withMessage("'#{' at position 5 has no matching '}'");
-		assertThatIllegalArgumentException().isThrownBy(() -> LockKeyTemplate.parse("#{'}"))
-			.withMessageContaining("no matching '}'");
+		assertThatIllegalArgumentException().isThrownBy(() -> split("#{'}")).withMessageContaining("no matching '}'");
 	}
 
 	@Test
 	void emptyExpressionIsRejected() {
-		assertThatIllegalArgumentException().isThrownBy(() -> LockKeyTemplate.parse("x:#{ }"))
+		assertThatIllegalArgumentException().isThrownBy(() -> split("x:#{ }"))
 			.withMessage("'#{}' at position 2 is empty");
 	}
 
 	@Test
 	void hashStartingNoExpressionIsRejected() {
-		assertThatIllegalArgumentException().isThrownBy(() -> LockKeyTemplate.parse("issue#42"))
+		assertThatIllegalArgumentException().isThrownBy(() -> split("issue#42"))
 			.withMessageContaining("'#' at position 5 starts no expression; write '##' for a literal '#'");
-		assertThatIllegalArgumentException().isThrownBy(() -> LockKeyTemplate.parse("end#"))
-			.withMessageContaining("position 3");
+		assertThatIllegalArgumentException().isThrownBy(() -> split("end#")).withMessageContaining("position 3");
 	}
 
 	@Test
 	void shortReferenceFollowedByCallOrIndexIsRejected() {
-		assertThatIllegalArgumentException().isThrownBy(() -> LockKeyTemplate.parse("u:#user.getName()"))
+		assertThatIllegalArgumentException().isThrownBy(() -> split("u:#user.getName()"))
 			.withMessageContaining("'#user.getName' is followed by '('")
 			.withMessageContaining("#{#user.getName(...}");
-		assertThatIllegalArgumentException().isThrownBy(() -> LockKeyTemplate.parse("#ids[0]"))
+		assertThatIllegalArgumentException().isThrownBy(() -> split("#ids[0]"))
 			.withMessageContaining("'#ids' is followed by '['");
 	}
 
 	@Test
 	void blankKeyIsRejected() {
-		assertThatIllegalArgumentException().isThrownBy(() -> LockKeyTemplate.parse(""))
-			.withMessage("the key is blank");
-		assertThatIllegalArgumentException().isThrownBy(() -> LockKeyTemplate.parse("  "))
-			.withMessage("the key is blank");
+		assertThatIllegalArgumentException().isThrownBy(() -> split("")).withMessage("the key is blank");
+		assertThatIllegalArgumentException().isThrownBy(() -> split("  ")).withMessage("the key is blank");
 	}
 
 	private static List<Part> parts(String template) {
-		return LockKeyTemplate.parse(template).parts();
+		return split(template).stream()
+			.map((segment) -> new Part(segment.source(), segment.expression() != null))
+			.toList();
+	}
+
+	private static List<LockKeyEvaluator.Segment> split(String template) {
+		return new LockKeyEvaluator().split(template);
 	}
 
 	@Test
@@ -117,15 +116,20 @@ class LockKeyTemplateTests {
 	}
 
 	private static Part literal(String text) {
-		return new Part(text, Kind.LITERAL);
+		return new Part(text, false);
 	}
 
 	private static Part expression(String text) {
-		return new Part(text, Kind.REFERENCE);
+		return new Part(text, true);
 	}
 
 	private static Part braced(String text) {
-		return new Part(text, Kind.EXPRESSION);
+		return new Part("#{" + text + "}", true);
+	}
+
+	/** A segment as written, and whether it is an expression. */
+	private record Part(String source, boolean expression) {
+
 	}
 
 }

@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class LockMethodSpecTests {
 
-	private final LockMethodSpecs specs = new LockMethodSpecs(LockKeyEvaluator::new);
+	private final LockMethodSpec.Cache specs = new LockMethodSpec.Cache(LockKeyEvaluator::new);
 
 	@Test
 	void defaultRequestIsExclusiveAndNotFair() {
@@ -93,7 +93,7 @@ class LockMethodSpecTests {
 	@Test
 	void keyTemplateIsParsedOncePerMethodHoweverOftenCalled() {
 		CountingKeyEvaluator evaluator = new CountingKeyEvaluator();
-		LockMethodSpecs specs = new LockMethodSpecs(() -> evaluator);
+		LockMethodSpec.Cache specs = new LockMethodSpec.Cache(() -> evaluator);
 		specs.validate(Documents.class);
 		assertThat(evaluator.parsed).hasSize(9);
 		evaluator.parsed.clear();
@@ -114,7 +114,7 @@ class LockMethodSpecTests {
 	@Test
 	void keyTemplateIsParsedOnFirstUseWhenNotValidatedBefore() {
 		CountingKeyEvaluator evaluator = new CountingKeyEvaluator();
-		LockMethodSpecs specs = new LockMethodSpecs(() -> evaluator);
+		LockMethodSpec.Cache specs = new LockMethodSpec.Cache(() -> evaluator);
 		for (int i = 0; i < 50; i++) {
 			specs.get(method("readSeveral"), Documents.class);
 		}
