@@ -50,11 +50,14 @@ public final class Benchmarks {
 					}
 				}
 			}
-			String report = new ResultsReport(Environment.of(redis.version(), settings), results).markdown();
+			ResultsReport resultsReport = new ResultsReport(Environment.of(redis.version(), settings), results);
+			String report = resultsReport.markdown();
 			Files.writeString(output, report, StandardCharsets.UTF_8);
 			System.out.println();
 			System.out.println(report);
 			System.out.println("Written to " + output.toAbsolutePath().normalize());
+			ResultsCharts.write(resultsReport.tables(), ResultsCharts.directoryBeside(output))
+				.forEach((chart) -> System.out.println("Written " + chart));
 		}
 		// Peers may fail and the report says so; redis-lock failing fails the run
 		boolean redisLockFailed = results.values()
