@@ -38,7 +38,7 @@ public final class ResultsCharts {
 		Files.createDirectories(directory);
 		List<Path> written = new ArrayList<>();
 		for (Map.Entry<Scenario, MarkdownTable> table : tables.entrySet()) {
-			if (ScenarioChart.draws(table.getKey()) && !table.getValue().isEmpty()) {
+			if (!table.getValue().isEmpty()) {
 				Path chart = directory.resolve(table.getKey().id() + ".svg");
 				Files.writeString(chart, new ScenarioChart(table.getKey(), table.getValue()).svg(),
 						StandardCharsets.UTF_8);

@@ -53,18 +53,12 @@ final class ScenarioChart {
 		this.table = table;
 	}
 
-	/** Whether the scenario has anything to draw: ops/s or percentiles. */
-	static boolean draws(Scenario scenario) {
-		return scenario != Scenario.MANY_HELD;
-	}
-
 	String svg() {
 		this.y = 30;
 		text(LABEL_X, this.y, this.scenario.title(), "font-size=\"16\" font-weight=\"600\"");
 		this.y += 20;
-		text(LABEL_X, this.y, "Benchmark scenario " + this.scenario.id()
-				+ " (see benchmarks/RESULTS.md). Hatched grey rows are limits and floors: no locks, but what none "
-				+ "could beat.", muted());
+		text(LABEL_X, this.y, "Benchmark scenario " + this.scenario.id() + ", from the tables of benchmarks/RESULTS.md",
+				muted());
 		this.y += 14;
 		int opsPerSecond = this.table.column("ops/s");
 		if (opsPerSecond >= 0) {
@@ -100,12 +94,18 @@ final class ScenarioChart {
 							"max"),
 					new Panel("Release to last grant, ms (warm rounds)", "release → last grant ms, median", "median",
 							"max"));
-			case MANY_KEYS, MANY_HELD -> List.of();
+			case MANY_HELD -> List.of(
+					new Panel("CPU per held lock per renew interval, µs", "client CPU µs per held lock per interval",
+							"client", "Redis"),
+					new Panel("Client write system calls per renew interval", "client writes per interval", "writes"));
+			case MANY_KEYS -> List.of();
 		};
 	}
 
 	private void bars(int column) {
 		List<List<String>> rows = this.table.rows();
+		boolean limits = rows.stream()
+			.anyMatch((row) -> isLimit(row.get(0)) && Double.isFinite(number(row.get(column))));
 		double max = rows.stream()
 			.mapToDouble((row) -> number(row.get(column)))
 			.filter(Double::isFinite)
@@ -114,7 +114,8 @@ final class ScenarioChart {
 		double step = niceStep(max / 5);
 		double top = Math.ceil(max / step) * step;
 		heading("Throughput, ops/s (longer is better)");
-		legend(new String[] { "redis-lock", "peers", "limits and floors" },
+		legend(limits ? new String[] { "redis-lock", "peers", "limits and floors: no locks, but what none could beat" }
+				: new String[] { "redis-lock", "peers" },
 				new String[] { fill(REDIS_LOCK), fill(PEER), "fill=\"url(#limit)\" stroke=\"#818b98\"" }, false);
 		int plotTop = this.y;
 		int plotBottom = plotTop + rows.size() * ROW;
@@ -163,7 +164,8 @@ final class ScenarioChart {
 		// Waits span from 0.01 ms to seconds: a decade per step of the axis
 		int lowDecade = (int) Math.floor(Math.log10(Math.min(low, Math.max(high, 1e-2))));
 		int highDecade = Math.max(lowDecade + 1, (int) Math.ceil(Math.log10(Math.max(high, 1e-2))));
-		heading(panel.title() + ", log scale (0 is drawn at the left end)");
+		boolean zero = rows.stream().anyMatch((row) -> number(row.get(first)) == 0);
+		heading(panel.title() + ", log scale" + (zero ? " (0.00 is drawn at the left end)" : ""));
 		String[] marks = new String[panel.series().length];
 		for (int i = 0; i < marks.length; i++) {
 			marks[i] = fill(SERIES_COLOURS[i]);
@@ -176,7 +178,7 @@ final class ScenarioChart {
 			gridLine(x, plotTop, plotBottom, decimal(Math.pow(10, decade)));
 		}
 		for (List<String> row : rows) {
-			label(row.get(0));
+			label((this.scenario == Scenario.MANY_HELD) ? row.get(0) + ", " + row.get(1) + " held" : row.get(0));
 			double[] xs = new double[panel.series().length];
 			List<String> shown = new ArrayList<>();
 			for (int i = 0; i < xs.length; i++) {
