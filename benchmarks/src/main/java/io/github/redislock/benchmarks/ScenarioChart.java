@@ -28,17 +28,18 @@ final class ScenarioChart {
 
 	private static final int ROW = 22;
 
-	private static final String TEXT = "#1f2328";
-
-	private static final String MUTED = "#59636e";
-
 	private static final String GRID = "#d1d9e0";
 
-	private static final String REDIS_LOCK = "#0969da";
+	private static final String MUTED = "fill=\"#59636e\"";
 
-	private static final String PEER = "#bc4c00";
+	private static final String REDIS_LOCK = "fill=\"#0969da\"";
 
-	private static final String[] SERIES_COLOURS = { "#0969da", "#bf3989", "#1a7f37" };
+	private static final String PEER = "fill=\"#bc4c00\"";
+
+	private static final String LIMIT = "fill=\"url(#limit)\" stroke=\"#818b98\"";
+
+	/** The fill of each percentile's mark, by its place in a panel. */
+	private static final String[] SERIES = { "fill=\"#0969da\"", "fill=\"#bf3989\"", "fill=\"#1a7f37\"" };
 
 	private final Scenario scenario;
 
@@ -57,8 +58,8 @@ final class ScenarioChart {
 		this.y = 30;
 		text(LABEL_X, this.y, this.scenario.title(), "font-size=\"16\" font-weight=\"600\"");
 		this.y += 20;
-		text(LABEL_X, this.y, "Benchmark scenario " + this.scenario.id() + ", from the tables of benchmarks/RESULTS.md",
-				muted());
+		text(LABEL_X, this.y, "Benchmark scenario " + this.scenario.id() + ", drawn from its table in the report",
+				MUTED);
 		this.y += 14;
 		int opsPerSecond = this.table.column("ops/s");
 		if (opsPerSecond >= 0) {
@@ -73,7 +74,7 @@ final class ScenarioChart {
 		int height = this.y + 16;
 		return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + WIDTH + "\" height=\"" + height
 				+ "\" viewBox=\"0 0 " + WIDTH + " " + height + "\" font-family=\"-apple-system, 'Segoe UI', "
-				+ "Helvetica, Arial, sans-serif\" font-size=\"12\" fill=\"" + TEXT + "\">\n"
+				+ "Helvetica, Arial, sans-serif\" font-size=\"12\" fill=\"#1f2328\">\n"
 				+ "<defs><pattern id=\"limit\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
 				+ "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eaeef2\"/>"
 				+ "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#818b98\" stroke-width=\"2\"/></pattern></defs>\n"
@@ -106,17 +107,13 @@ final class ScenarioChart {
 		List<List<String>> rows = this.table.rows();
 		boolean limits = rows.stream()
 			.anyMatch((row) -> isLimit(row.get(0)) && Double.isFinite(number(row.get(column))));
-		double max = rows.stream()
-			.mapToDouble((row) -> number(row.get(column)))
-			.filter(Double::isFinite)
-			.max()
-			.orElse(1);
+		double max = Math.max(1,
+				rows.stream().mapToDouble((row) -> number(row.get(column))).filter(Double::isFinite).max().orElse(1));
 		double step = niceStep(max / 5);
 		double top = Math.ceil(max / step) * step;
 		heading("Throughput, ops/s (longer is better)");
 		legend(limits ? new String[] { "redis-lock", "peers", "limits and floors: no locks, but what none could beat" }
-				: new String[] { "redis-lock", "peers" },
-				new String[] { fill(REDIS_LOCK), fill(PEER), "fill=\"url(#limit)\" stroke=\"#818b98\"" }, false);
+				: new String[] { "redis-lock", "peers" }, new String[] { REDIS_LOCK, PEER, LIMIT }, false);
 		int plotTop = this.y;
 		int plotBottom = plotTop + rows.size() * ROW;
 		for (double tick = 0; tick <= top + step / 2; tick += step) {
@@ -128,10 +125,9 @@ final class ScenarioChart {
 			double value = number(row.get(column));
 			if (Double.isFinite(value)) {
 				double width = Math.max(1, value / top * PLOT_WIDTH);
-				this.svg
-					.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" %s/>%n",
-							PLOT_X, this.y + 4, width, isLimit(title) ? "fill=\"url(#limit)\" stroke=\"#818b98\""
-									: fill(title.startsWith("redis-lock") ? REDIS_LOCK : PEER)));
+				this.svg.append(String.format(Locale.ROOT,
+						"<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" %s/>%n", PLOT_X, this.y + 4, width,
+						isLimit(title) ? LIMIT : title.startsWith("redis-lock") ? REDIS_LOCK : PEER));
 				text(PLOT_X + width + 6, this.y + 15, row.get(column), "");
 			}
 			else {
@@ -166,11 +162,7 @@ final class ScenarioChart {
 		int highDecade = Math.max(lowDecade + 1, (int) Math.ceil(Math.log10(Math.max(high, 1e-2))));
 		boolean zero = rows.stream().anyMatch((row) -> number(row.get(first)) == 0);
 		heading(panel.title() + ", log scale" + (zero ? " (0.00 is drawn at the left end)" : ""));
-		String[] marks = new String[panel.series().length];
-		for (int i = 0; i < marks.length; i++) {
-			marks[i] = fill(SERIES_COLOURS[i]);
-		}
-		legend(panel.series(), marks, true);
+		legend(panel.series(), SERIES, true);
 		int plotTop = this.y;
 		int plotBottom = plotTop + rows.size() * ROW;
 		for (int decade = lowDecade; decade <= highDecade; decade++) {
@@ -194,7 +186,7 @@ final class ScenarioChart {
 					this.y + 11, to, this.y + 11));
 			for (int i = 0; i < xs.length; i++) {
 				if (Double.isFinite(xs[i])) {
-					mark(i, xs[i], this.y + 11, fill(SERIES_COLOURS[i]));
+					mark(i, xs[i], this.y + 11, SERIES[i]);
 				}
 			}
 			text(VALUES_X, this.y + 15, String.join(" / ", shown), "");
@@ -224,7 +216,7 @@ final class ScenarioChart {
 			x += 30 + names[i].length() * 7;
 		}
 		if (marks) {
-			text(VALUES_X, this.y, String.join(" / ", names), muted());
+			text(VALUES_X, this.y, String.join(" / ", names), MUTED);
 		}
 		this.y += 8;
 	}
@@ -246,25 +238,17 @@ final class ScenarioChart {
 	private void gridLine(double x, int top, int bottom, String label) {
 		this.svg.append(String.format(Locale.ROOT,
 				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"/>%n", x, top, x, bottom, GRID));
-		text(x, bottom + 14, label, muted() + " text-anchor=\"middle\"");
+		text(x, bottom + 14, label, MUTED + " text-anchor=\"middle\"");
 	}
 
 	private void label(String title) {
 		String shown = (title.length() > 42) ? title.substring(0, 41) + "…" : title;
-		text(LABEL_X, this.y + 15, shown, isLimit(title) ? muted() + " font-style=\"italic\"" : "");
+		text(LABEL_X, this.y + 15, shown, isLimit(title) ? MUTED + " font-style=\"italic\"" : "");
 	}
 
 	private void text(double x, int y, String text, String attributes) {
 		this.svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\"%s>%s</text>%n", x, y,
 				attributes.isEmpty() ? "" : " " + attributes, escaped(text)));
-	}
-
-	private static String fill(String colour) {
-		return "fill=\"" + colour + "\"";
-	}
-
-	private static String muted() {
-		return "fill=\"" + MUTED + "\"";
 	}
 
 	/** The limit rows ({@code limit: …}) and the two floors, which are no peers. */
