@@ -20,10 +20,10 @@ import io.github.redislock.test.RedisServer;
 /**
  * Runs every scenario for every implementation, one JVM each, against a
  * {@code redis-server} of its own on a free loopback port, and writes
- * {@code benchmarks/RESULTS.md}. An implementation that fails in a scenario is reported
- * in its row and the run goes on; the exit status is 1 when redis-lock failed, blocking
- * or reactive. See {@code benchmarks/README.md} for the system properties that choose
- * scenarios, implementations and durations.
+ * {@code benchmarks/RESULTS.md} and its {@link ResultsCharts}. An implementation that
+ * fails in a scenario is reported in its row and the run goes on; the exit status is 1
+ * when redis-lock failed, blocking or reactive. See {@code benchmarks/README.md} for the
+ * system properties that choose scenarios, implementations and durations.
  */
 public final class Benchmarks {
 

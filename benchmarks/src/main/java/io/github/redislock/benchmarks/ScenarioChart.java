@@ -3,7 +3,9 @@ package io.github.redislock.benchmarks;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 
 /**
@@ -105,15 +107,19 @@ final class ScenarioChart {
 
 	private void bars(int column) {
 		List<List<String>> rows = this.table.rows();
-		boolean limits = rows.stream()
-			.anyMatch((row) -> isLimit(row.get(0)) && Double.isFinite(number(row.get(column))));
 		double max = Math.max(1,
 				rows.stream().mapToDouble((row) -> number(row.get(column))).filter(Double::isFinite).max().orElse(1));
 		double step = niceStep(max / 5);
 		double top = Math.ceil(max / step) * step;
 		heading("Throughput, ops/s (longer is better)");
-		legend(limits ? new String[] { "redis-lock", "peers", "limits and floors: no locks, but what none could beat" }
-				: new String[] { "redis-lock", "peers" }, new String[] { REDIS_LOCK, PEER, LIMIT }, false);
+		// A swatch for each kind of row drawn: redis-lock, its peers, the limits
+		Map<String, String> kinds = new LinkedHashMap<>();
+		rows.stream().filter((row) -> Double.isFinite(number(row.get(column)))).forEach((row) -> {
+			String style = style(row.get(0));
+			kinds.put(style, (style.equals(REDIS_LOCK)) ? "redis-lock"
+					: (style.equals(PEER)) ? "peers" : "limits and floors: no locks, but what none could beat");
+		});
+		legend(kinds.values().toArray(String[]::new), kinds.keySet().toArray(String[]::new), false);
 		int plotTop = this.y;
 		int plotBottom = plotTop + rows.size() * ROW;
 		for (double tick = 0; tick <= top + step / 2; tick += step) {
@@ -125,9 +131,9 @@ final class ScenarioChart {
 			double value = number(row.get(column));
 			if (Double.isFinite(value)) {
 				double width = Math.max(1, value / top * PLOT_WIDTH);
-				this.svg.append(String.format(Locale.ROOT,
-						"<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" %s/>%n", PLOT_X, this.y + 4, width,
-						isLimit(title) ? LIMIT : title.startsWith("redis-lock") ? REDIS_LOCK : PEER));
+				this.svg
+					.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" %s/>%n",
+							PLOT_X, this.y + 4, width, style(title)));
 				text(PLOT_X + width + 6, this.y + 15, row.get(column), "");
 			}
 			else {
@@ -172,12 +178,10 @@ final class ScenarioChart {
 		for (List<String> row : rows) {
 			label((this.scenario == Scenario.MANY_HELD) ? row.get(0) + ", " + row.get(1) + " held" : row.get(0));
 			double[] xs = new double[panel.series().length];
-			List<String> shown = new ArrayList<>();
 			for (int i = 0; i < xs.length; i++) {
 				double value = number(row.get(first + i));
 				double decades = Math.log10(Math.max(value, Math.pow(10, lowDecade))) - lowDecade;
 				xs[i] = Double.isFinite(value) ? PLOT_X + decades / (highDecade - lowDecade) * PLOT_WIDTH : Double.NaN;
-				shown.add(row.get(first + i));
 			}
 			double from = Arrays.stream(xs).filter(Double::isFinite).min().orElse(PLOT_X);
 			double to = Arrays.stream(xs).filter(Double::isFinite).max().orElse(PLOT_X);
@@ -189,7 +193,7 @@ final class ScenarioChart {
 					mark(i, xs[i], this.y + 11, SERIES[i]);
 				}
 			}
-			text(VALUES_X, this.y + 15, String.join(" / ", shown), "");
+			text(VALUES_X, this.y + 15, String.join(" / ", row.subList(first, first + xs.length)), "");
 			this.y += ROW;
 		}
 		this.y += 22;
@@ -249,6 +253,11 @@ final class ScenarioChart {
 	private void text(double x, int y, String text, String attributes) {
 		this.svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\"%s>%s</text>%n", x, y,
 				attributes.isEmpty() ? "" : " " + attributes, escaped(text)));
+	}
+
+	/** A bar's fill: redis-lock's rows, its peers' or the limits'. */
+	private static String style(String title) {
+		return isLimit(title) ? LIMIT : title.startsWith("redis-lock") ? REDIS_LOCK : PEER;
 	}
 
 	/** The limit rows ({@code limit: …}) and the two floors, which are no peers. */
