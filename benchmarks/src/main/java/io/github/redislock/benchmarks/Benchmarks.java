@@ -20,10 +20,10 @@ import io.github.redislock.test.RedisServer;
 /**
  * Runs every scenario for every implementation, one JVM each, against a
  * {@code redis-server} of its own on a free loopback port, and writes
- * {@code benchmarks/RESULTS.md}. An implementation that fails in a scenario is reported
- * in its row and the run goes on; the exit status is 1 when redis-lock failed, blocking
- * or reactive. See {@code benchmarks/README.md} for the system properties that choose
- * scenarios, implementations and durations.
+ * {@code benchmarks/RESULTS.md} and its {@link ResultsCharts}. An implementation that
+ * fails in a scenario is reported in its row and the run goes on; the exit status is 1
+ * when redis-lock failed, blocking or reactive. See {@code benchmarks/README.md} for the
+ * system properties that choose scenarios, implementations and durations.
  */
 public final class Benchmarks {
 
@@ -50,11 +50,14 @@ public final class Benchmarks {
 					}
 				}
 			}
-			String report = new ResultsReport(Environment.of(redis.version(), settings), results).markdown();
+			ResultsReport resultsReport = new ResultsReport(Environment.of(redis.version(), settings), results);
+			String report = resultsReport.markdown();
 			Files.writeString(output, report, StandardCharsets.UTF_8);
 			System.out.println();
 			System.out.println(report);
 			System.out.println("Written to " + output.toAbsolutePath().normalize());
+			ResultsCharts.write(resultsReport.tables(), ResultsCharts.directoryBeside(output))
+				.forEach((chart) -> System.out.println("Written " + chart));
 		}
 		// Peers may fail and the report says so; redis-lock failing fails the run
 		boolean redisLockFailed = results.values()

@@ -43,6 +43,15 @@ final class MarkdownTable {
 		return this;
 	}
 
+	/** The index of the first column of that name, or -1. */
+	int column(String name) {
+		return this.header.indexOf(name);
+	}
+
+	List<List<String>> rows() {
+		return this.rows;
+	}
+
 	boolean isEmpty() {
 		return this.rows.isEmpty();
 	}

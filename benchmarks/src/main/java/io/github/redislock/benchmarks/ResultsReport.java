@@ -37,6 +37,8 @@ final class ResultsReport {
 
 	private final Map<Scenario, Map<Implementation, Figures>> results;
 
+	private final Map<Scenario, MarkdownTable> tables = new EnumMap<>(Scenario.class);
+
 	ResultsReport(Environment environment, Map<Scenario, Map<Implementation, Figures>> results) {
 		this.environment = environment;
 		this.results = results;
@@ -139,6 +141,7 @@ final class ResultsReport {
 
 	private void section(StringBuilder text, Scenario scenario, MarkdownTable table, String description) {
 		if (!table.isEmpty()) {
+			this.tables.put(scenario, table);
 			text.append("## ").append(scenario.title()).append("\n\n").append(description).append("\n\n");
 			text.append(table.markdown()).append('\n');
 			if (scenario == Scenario.UNCONTENDED) {
@@ -154,6 +157,11 @@ final class ResultsReport {
 				text.append('\n');
 			}
 		}
+	}
+
+	/** The scenario tables {@link #markdown()} reported, for {@link ResultsCharts}. */
+	Map<Scenario, MarkdownTable> tables() {
+		return this.tables;
 	}
 
 	private MarkdownTable uncontended() {
