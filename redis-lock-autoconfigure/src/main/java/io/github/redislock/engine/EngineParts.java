@@ -210,8 +210,8 @@ final class EngineParts implements LockDiagnostics {
 			}
 		}
 		List<AwaitedLock> awaited = new ArrayList<>();
-		this.subscriptions.forEachWaited(
-				(channel, waiters) -> awaited.add(new AwaitedLock(this.scripts.nameOfReleaseChannel(channel), waiters)));
+		this.subscriptions.forEachWaited((channel, waiters) -> awaited
+			.add(new AwaitedLock(this.scripts.nameOfReleaseChannel(channel), waiters)));
 		return new LockSnapshot(List.copyOf(held), List.copyOf(awaited));
 	}
 
