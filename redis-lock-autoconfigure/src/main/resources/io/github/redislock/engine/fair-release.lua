@@ -8,7 +8,7 @@
 -- KEYS[1]  the lock key
 -- KEYS[2]  the queue, as in fair-acquire.lua
 -- KEYS[3]  the deadlines, as in fair-acquire.lua
--- KEYS[4]  the release mark of the caller's owner token (LockKeys.releasedKey): 1 when it released the lock, 0 when
+-- KEYS[4]  the release mark of the caller's owner token (LockScripts.releasedKey): 1 when it released the lock, 0 when
 --          its release found the lock not its own
 -- ARGV[1]  owner token of the caller
 -- ARGV[2]  the release channel

@@ -31,7 +31,7 @@ end
 -- later is refused (acquire.lua) and the same release run again answers the same. The mark holds 1 when the owner
 -- released the lock (keep_release_mark), 0 when its release found nothing of it; one already there is kept.
 -- Returns the mark: 1 when released before, 0 when the lock was not the owner's.
--- lock_key     the lock key; the mark is the owner's key as in LockKeys.releasedKey
+-- lock_key     the lock key; the mark is the owner's key as in LockScripts.releasedKey
 -- mark_millis  how long the mark lasts, in milliseconds, as a number
 local function mark_not_held(lock_key, owner, mark_millis)
 	local mark = lock_key .. ':released:' .. owner
@@ -49,7 +49,7 @@ end
 -- overwrites the tombstone: the release may still run again (Lettuce sends a command again after a reconnect when
 -- its answer was lost), and must then report a release, not a lost lock. The mark is counted from now, a little
 -- longer than needed, which only keeps a few bytes a little longer: an owner token is never granted again.
--- lock_key  the lock key; the mark is the owner's key as in LockKeys.releasedKey
+-- lock_key  the lock key; the mark is the owner's key as in LockScripts.releasedKey
 -- rest      the tombstone's rest, as read_lock_key returns it
 local function keep_release_mark(lock_key, owner, rest)
 	local mark = tonumber(string.match(rest, '^|(%d+)'))

@@ -13,7 +13,7 @@
 --   sets 'c' on the grant that refused it, so the release of that grant publishes, and its JVM, subscribed, hears
 --   it. The flag lives as long as the grant: hand-overs between the holder's threads and renewals keep it.
 -- - A refused thread of the holder's own JVM leaves no flag: the holder's release is made by a thread of that JVM,
---   which then wakes a local waiter itself (ReleaseSubscriptions.releasedHere; the message of one's own JVM wakes
+--   which then wakes a local waiter itself (LocalLock.wakeOne; the message of one's own JVM wakes
 --   nobody there anyway).
 -- - A JVM that yields the lock after a release that reported another JVM waiting ('|y' on the tombstone) has
 --   threads that sleep without being refused, until another JVM's release message: the next grant carries 'p',
@@ -22,8 +22,8 @@
 --   grant) before the others of its JVM need waking; one that leaves passes the wake-up on (ChannelWaiters).
 -- - Every sleep is bounded by the holder's lease left, so a holder that never releases (crashed, paused) wakes its
 --   waiters when its lease ends, as it always did: a key that expires publishes nothing either way.
--- KEYS[1]  the lock key; the release mark of an owner is <KEYS[1]>:released:<owner> (LockKeys.releasedKey), the
---          release channel <KEYS[1]>:released (LockKeys.releaseChannel)
+-- KEYS[1]  the lock key; the release mark of an owner is <KEYS[1]>:released:<owner> (LockScripts.releasedKey), the
+--          release channel <KEYS[1]>:released (LockKind.channel)
 -- ARGV[1]  the lock key's value as the caller's grant wrote it, 'h|<owner>|<token>', or '' when the caller does not
 --          know its token (a give-back after an answer that was lost)
 -- ARGV[2]  the caller's tombstone: 'r|<owner>|<fence>|<mark>', the fence being the greater of the grant's token and the

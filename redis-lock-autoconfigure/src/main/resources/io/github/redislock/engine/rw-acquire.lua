@@ -41,7 +41,7 @@ if mine then
 	end
 	return {1, granted_fencing_token(KEYS[3], ARGV[4], clock)}
 end
--- The fence key is <name>:fence (LockKeys.fenceKey), the mark <name>:released:<owner> (LockKeys.releasedKey).
+-- The fence key is <name>:fence (LockScripts.fenceKey), the mark <name>:released:<owner> (LockScripts.releasedKey).
 if redis.call('exists', string.sub(KEYS[3], 1, -7) .. ':released:' .. ARGV[1]) == 1 then
 	return {0, -1}
 end
