@@ -13,7 +13,7 @@
 --   sets 'c' on the grant that refused it, so the release of that grant publishes, and its JVM, subscribed, hears
 --   it. The flag lives as long as the grant: hand-overs between the holder's threads and renewals keep it.
 -- - A refused thread of the holder's own JVM leaves no flag: the holder's release is made by a thread of that JVM,
---   which then wakes a local waiter itself (LocalLock.wakeOne; the message of one's own JVM wakes
+--   which then wakes a local waiter itself (LocalLocks.wakeOne; the message of one's own JVM wakes
 --   nobody there anyway).
 -- - A JVM that yields the lock after a release that reported another JVM waiting ('|y' on the tombstone) has
 --   threads that sleep without being refused, until another JVM's release message: the next grant carries 'p',
