@@ -213,10 +213,7 @@ final class LockWatchdog implements AutoCloseable {
 
 	private void reportLost(LockLease lease, String reason) {
 		if (lease.claimLossReport()) {
-			logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under "
-					+ "it is no longer exclusive. Its holder finds it lost from isHeld() and at release: stop the work, "
-					+ "and fence its writes with the fencing token so that they are refused once another owner holds "
-					+ "it", lease.key(), lease.fencingToken(), reason));
+			HandOver.warnLost(logger, lease.key(), lease.fencingToken(), reason);
 		}
 		this.events.lost(lease);
 	}
