@@ -218,9 +218,7 @@ record HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, Le
 		});
 	}
 
-	/**
-	 * Tell the operator that a lock was lost while held, and what its holder should do.
-	 */
+	/** Warn that a lock was lost while held, and tell what its holder should do. */
 	static void warnLost(Log logger, String key, long fencingToken, String reason) {
 		logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under it is "
 				+ "no longer exclusive. Its holder finds it lost from isHeld() and at release: stop the work, and "

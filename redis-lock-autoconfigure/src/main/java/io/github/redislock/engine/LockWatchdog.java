@@ -45,8 +45,7 @@ import org.springframework.core.log.LogMessage;
  * <p>
  * A lease released while its renewal is in flight is harmless: the release unwatched it
  * first, so a renewal that finds its key gone reports no loss. Warnings and observer
- * reports are made on the tick thread, so that neither holds up the client's thread; the
- * tick thread does nothing else (background work runs on {@link EngineThreads}).
+ * reports are made on the tick thread, so that neither holds up the client's thread.
  *
  * @author redis-lock
  */

@@ -99,9 +99,7 @@ final class ReleaseMessaging {
 				? Duration.ofMillis(lettuce.getTimeout()) : DEFAULT_COMMAND_TIMEOUT;
 	}
 
-	/**
-	 * Whether the choice is made, so that {@link #publishCommand()} waits for nothing.
-	 */
+	/** Whether the choice is made, so {@link #publishCommand()} waits for nothing. */
 	boolean isDecided() {
 		return this.sharded != null;
 	}

@@ -172,7 +172,6 @@ final class ReleaseSubscriptions implements AutoCloseable {
 		}
 	}
 
-	/** A release message arrived on a subscribed channel. */
 	void onMessage(String channel, byte[] body) {
 		WakeUp wakeUp = LockKind.wakeUpOf(body, this.ownReleasePrefix);
 		LocalLock lock = this.channels.get(channel);

@@ -123,9 +123,7 @@ final class SharedConnection<C> {
 		return this.opened;
 	}
 
-	/**
-	 * Open a usable connection on the executor unless there is one; failures are logged.
-	 */
+	/** Open a usable connection on the executor unless there is one, logging failures. */
 	void openInBackground(Executor executor) {
 		if (this.closed) {
 			return;
