@@ -106,7 +106,6 @@ final class ChannelSubscription {
 		}
 	}
 
-	/** Redis confirmed the subscription. */
 	synchronized void confirmed() {
 		this.confirmed = true;
 		this.asked = true;

@@ -63,10 +63,7 @@ final class LockReleaser {
 		this.observer = observer;
 	}
 
-	/**
-	 * Wait for {@link #releaseAsync} up to the engine's deadline, even when interrupted
-	 * (the status kept): the interrupt that often ends work must not leave a lock held.
-	 */
+	/** Await {@link #releaseAsync} by the deadline, even if interrupted (status kept). */
 	void release(LockHold hold) {
 		CompletableFuture<Void> released = releaseAsync(hold).toCompletableFuture();
 		long deadline = System.nanoTime() + this.watchdog.answerDeadlineNanos();
