@@ -34,7 +34,6 @@ final class GrantCheck {
 
 	private boolean othersWait;
 
-	/** Passes since a check found a thread of another JVM waiting. */
 	private int passesSinceOthersWait;
 
 	private long lastToken;

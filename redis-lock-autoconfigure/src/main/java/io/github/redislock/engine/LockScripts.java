@@ -186,7 +186,6 @@ final class LockScripts extends ScriptCommands {
 		return isRenewed(execute(renewCall(lease, lease.leaseMillis())));
 	}
 
-	/** Whether a renewal's answer says the lease was extended. */
 	static boolean isRenewed(@Nullable Long reply) {
 		return reply != null && reply == 1L;
 	}

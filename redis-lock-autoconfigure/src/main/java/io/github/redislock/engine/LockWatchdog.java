@@ -20,11 +20,10 @@ import org.springframework.core.log.LogMessage;
  *
  * <h2>Design notes</h2>
  *
- * No timer per lock: a lease is due a renew interval after its last renewal was sent (or
- * its grant requested); the {@link RenewalSchedule} hands each tick the due leases, and
- * the {@link RenewalWindow} sends them without waiting for the answers, so that a slow
- * answer holds up no other renewal. An answer is recorded on the client's thread
- * ({@link LeaseRenewal.Attempt}) and taken by the next tick:
+ * No timer per lock: the {@link RenewalSchedule} hands each tick the due leases, and the
+ * {@link RenewalWindow} sends them without waiting for the answers (see their design
+ * notes). An answer is recorded on the client's thread ({@link LeaseRenewal.Attempt}) and
+ * taken by the next tick:
  * <ul>
  * <li>renewed: the expiry moves to the time the renewal was <em>sent</em> plus the lease,
  * since Redis may have run it at any moment after that; the lease is due again an

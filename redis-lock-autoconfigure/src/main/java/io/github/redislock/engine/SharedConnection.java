@@ -118,7 +118,6 @@ final class SharedConnection<C> {
 		return opened(this.current.get());
 	}
 
-	/** Whether a connection was opened once at least. */
 	boolean wasOpened() {
 		return this.opened;
 	}

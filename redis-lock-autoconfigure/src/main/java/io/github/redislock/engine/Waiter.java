@@ -34,7 +34,6 @@ final class Waiter {
 
 	private volatile boolean signalled;
 
-	/** Whether it sleeps now, for diagnostics. */
 	private volatile boolean sleeping;
 
 	private Waiter(@Nullable Thread thread, Runnable wakeUp, Acquisition acquisition) {
