@@ -74,8 +74,7 @@ record HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, Le
 	private static final CompletableFuture<Boolean> NOT_PASSED = CompletableFuture.completedFuture(false);
 
 	/**
-	 * Pass the released hold's grant to the first waiter of this JVM, as the design note
-	 * allows.
+	 * Pass the hold's grant to this JVM's first waiter, as the design note allows.
 	 * @param releasedAt when the release began
 	 * @return completes with whether it passed; if not, the caller releases it in Redis
 	 */

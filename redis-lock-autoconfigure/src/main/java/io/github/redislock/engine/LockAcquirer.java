@@ -20,9 +20,9 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
 /**
  * The acquire paths, blocking and not: reentrancy, the kind's rules about the thread's
  * other holds, the first attempt, the wait, and the observer's timing of it all. A thread
- * waits in a loop here; a caller that must not block (a reactive one) gets a
- * {@link PendingAcquisition}, which runs the same steps in rounds, and releases without
- * waiting. What a waiter does next is the lock's to decide ({@link LocalLock}) for both.
+ * waits in a loop here; a caller that must not block gets a {@link PendingAcquisition},
+ * which takes the same steps in rounds ({@link LocalLock#sleepBeforeAsking}), and
+ * releases without waiting.
  *
  * <p>
  * The first attempt takes no place in line: a waiter at the head of a fair queue, or a
