@@ -126,10 +126,6 @@ final class LockWatchdog implements AutoCloseable {
 		this.schedule.watch(lease);
 	}
 
-	/**
-	 * Schedule the lease's next renewal anew from its expiry as it is now, if it is still
-	 * watched: an extension may have shortened it below what the old schedule assumed.
-	 */
 	void rescheduleIfWatched(LockLease lease) {
 		this.schedule.rescheduleIfWatched(lease);
 	}
