@@ -84,9 +84,7 @@ final class AcquireAttempts {
 		}
 	}
 
-	/**
-	 * Attempts not answered yet: a shutdown waits for them, to release what they bring.
-	 */
+	/** Attempts not answered yet: a shutdown waits to release what they bring. */
 	int inFlight() {
 		return this.inFlight.get();
 	}

@@ -32,7 +32,6 @@ final class ChannelSubscription {
 	/** See {@link #isNeverAsked()}. */
 	private boolean asked;
 
-	/** The subscribe in flight, or {@code null}. */
 	private @Nullable CompletableFuture<Void> pending;
 
 	/**
@@ -106,7 +105,6 @@ final class ChannelSubscription {
 		}
 	}
 
-	/** Redis confirmed the subscription. */
 	synchronized void confirmed() {
 		this.confirmed = true;
 		this.asked = true;

@@ -81,9 +81,7 @@ final class EngineParts implements LockDiagnostics {
 		this.backgroundReleases = new BackgroundReleases(this.scripts, this.locks, this.threads);
 	}
 
-	/**
-	 * The running parts, started by the first caller unless the engine shut down first.
-	 */
+	/** The running parts, started by the first caller unless the engine shut down. */
 	Running running(String key) {
 		Running parts = this.running;
 		return (parts != null) ? parts : start(key);
@@ -150,10 +148,7 @@ final class EngineParts implements LockDiagnostics {
 		return this.threads;
 	}
 
-	/**
-	 * The parts of an engine that run once it started: the watchdog, and the paths that
-	 * renew through it.
-	 */
+	/** What runs once started: the watchdog, and the paths that renew through it. */
 	record Running(LockWatchdog watchdog, LockAcquirer acquirer, LockReleaser releaser, LeaseExtensions extensions,
 			EngineShutdown.Parts shutdownParts) {
 	}

@@ -129,9 +129,7 @@ final class EngineShutdown {
 		}
 	}
 
-	/**
-	 * Revoke the holds and release them; return the keys of those still held until then.
-	 */
+	/** Revoke and release the holds; return the keys of those still held until then. */
 	private static List<String> revokeAll(Parts engine, List<LockHold> holds) {
 		List<String> held = new ArrayList<>();
 		List<LockHold> revoked = new ArrayList<>();
@@ -214,7 +212,6 @@ final class EngineShutdown {
 				+ "given to LockTemplate.shutdown)", !hold.lease().claimLossReport());
 	}
 
-	/** Throw {@link LockShutdownException} when the engine shuts down. */
 	void check(String key) {
 		if (this.shuttingDown) {
 			throw new LockShutdownException(key);

@@ -15,10 +15,9 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
  *
  * <p>
  * The kind the engine is fastest at: a renewed grant passes between the threads of this
- * JVM ({@link HandOver}'s design note), and this JVM yields the lock for a while when a
- * thread of another JVM waits, so that it cannot keep the lock for ever. Its release
- * message is the releasing owner's token, so that a JVM tells its own releases, whose
- * local waiters the releasing thread wakes, from others'; a release publishes only when
+ * JVM, and this JVM yields the lock to other JVMs (see {@link HandOver}'s and
+ * {@link LocalLock}'s design notes). Its release message is the releasing owner's token,
+ * so that a JVM tells its own releases from others'; a release publishes only when
  * someone may wait for it ({@code release.lua} says why that wakes every waiter).
  *
  * @author redis-lock

@@ -18,11 +18,10 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
  * <p>
  * Shares its lock key and release channel with the exclusive kind, so a fair and an
  * exclusive lock of one name exclude each other; an exclusive lock's tombstone there
- * ({@code lock-key.lua}) counts as free. A waiter's queue entry lasts
- * {@value Acquisition#LINE_LEASE_MILLIS} ms unless it tries again, so that a waiter that
- * died stops holding the queue up soon. A release wakes only the head of the queue: its
- * message is {@code >} and the head's owner token, which only the head's JVM acts on. It
- * neither hands over nor yields: the queue decides who is next.
+ * ({@code lock-key.lua}) counts as free. A waiter's queue entry expires unless it tries
+ * again ({@link Acquisition#LINE_LEASE_MILLIS}). A release wakes only the head of the
+ * queue: its message is {@code >} and the head's owner token, which only the head's JVM
+ * acts on. It neither hands over nor yields: the queue decides who is next.
  *
  * @author redis-lock
  */

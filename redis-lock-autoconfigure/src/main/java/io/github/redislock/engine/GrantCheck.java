@@ -34,7 +34,6 @@ final class GrantCheck {
 
 	private boolean othersWait;
 
-	/** Passes since a check found a thread of another JVM waiting. */
 	private int passesSinceOthersWait;
 
 	private long lastToken;
@@ -50,10 +49,7 @@ final class GrantCheck {
 		this.lastToken = grantToken;
 	}
 
-	/**
-	 * The fencing token of the next holder under the grant, or 0 when the grant may not
-	 * pass now ({@link #isFresh}).
-	 */
+	/** The next holder's token, or 0 while the grant may not pass ({@link #isFresh}). */
 	synchronized long nextToken(long now) {
 		if (!isFresh(now)) {
 			return 0;

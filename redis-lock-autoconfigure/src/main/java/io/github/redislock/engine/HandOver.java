@@ -74,8 +74,7 @@ record HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, Le
 	private static final CompletableFuture<Boolean> NOT_PASSED = CompletableFuture.completedFuture(false);
 
 	/**
-	 * Pass the released hold's grant to the first waiter of this JVM, as the design note
-	 * allows.
+	 * Pass the hold's grant to this JVM's first waiter, as the design note allows.
 	 * @param releasedAt when the release began
 	 * @return completes with whether it passed; if not, the caller releases it in Redis
 	 */
@@ -218,9 +217,7 @@ record HandOver(LockScripts scripts, LocalLocks locks, LockWatchdog watchdog, Le
 		});
 	}
 
-	/**
-	 * Tell the operator that a lock was lost while held, and what its holder should do.
-	 */
+	/** Warn that a lock was lost while held, and tell what its holder should do. */
 	static void warnLost(Log logger, String key, long fencingToken, String reason) {
 		logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under it is "
 				+ "no longer exclusive. Its holder finds it lost from isHeld() and at release: stop the work, and "

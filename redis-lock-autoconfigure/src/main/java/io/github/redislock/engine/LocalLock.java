@@ -114,10 +114,7 @@ final class LocalLock {
 		return (another && !hold.isReleased() && hold.isHeld()) ? hold : null;
 	}
 
-	/**
-	 * Whether an acquisition that may wait skips its first attempt: no barging, no
-	 * yielded lock.
-	 */
+	/** Whether an acquisition that may wait skips its first attempt (no barging). */
 	synchronized boolean skipsFirstAttempt(LockKind kind, String name, @Nullable Thread caller) {
 		if (!kind.queues() && (excluding(kind, name, caller) != null || first() != null)) {
 			return true;
@@ -270,7 +267,6 @@ final class LocalLock {
 		return (this.yieldUntil != 0) ? this.yieldUntil - System.nanoTime() : 0;
 	}
 
-	/** Yield the lock to other JVMs for the given time at most. */
 	synchronized void yieldFor(long nanos) {
 		this.yieldUntil = System.nanoTime() + nanos;
 		if (this.yieldUntil == 0) {

@@ -20,21 +20,16 @@ import io.github.redislock.engine.AcquireAttempts.Outcome;
 /**
  * The acquire paths, blocking and not: reentrancy, the kind's rules about the thread's
  * other holds, the first attempt, the wait, and the observer's timing of it all. A thread
- * waits in a loop here; a caller that must not block (a reactive one) gets a
- * {@link PendingAcquisition}, which runs the same steps in rounds, and releases without
- * waiting. What a waiter does next is the lock's to decide ({@link LocalLock}) for both.
+ * waits in a loop here; a caller that must not block gets a {@link PendingAcquisition},
+ * which takes the same steps in rounds ({@link LocalLock#sleepBeforeAsking}), and
+ * releases without waiting.
  *
  * <p>
  * The first attempt takes no place in line: a waiter at the head of a fair queue, or a
- * writer keeping readers out, must hear its wake-up, so it queues only once subscribed.
- * It subscribes before it tries again, so that no release between its last refusal and
- * its sleep goes unheard; leaving without the lock, it leaves its line in Redis at once
- * rather than hold up those behind it until its entry's deadline.
- *
- * <p>
- * What may wait for Redis on the non-blocking path (opening a connection, reading a
- * cluster's version), the rounds and timers of pending acquisitions and the completion of
- * their futures run on the {@link EngineThreads}.
+ * writer keeping readers out, must hear its wake-up, so it queues only once subscribed
+ * (see {@link ReleaseSubscriptions}' design note). Leaving without the lock, it leaves
+ * its line in Redis at once rather than hold up those behind it. Pending acquisitions run
+ * on the {@link EngineThreads}.
  *
  * @author redis-lock
  */
@@ -109,8 +104,7 @@ record LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScr
 		catch (RuntimeException ex) {
 			throw new LockAccessException(hold.key(), "acquire", ex);
 		}
-		// A lock that is gone is reported by the watchdog, whose next renewal finds it
-		// so.
+		// The watchdog's next renewal finds and reports a lock that is gone.
 		if (!renewed) {
 			return false;
 		}
@@ -127,7 +121,7 @@ record LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScr
 			return (hold == null && !waitTime.isZero()) ? await(acquisition) : hold;
 		}
 		catch (LockAccessException ex) {
-			// A thread past the first check while the engine shuts down
+			// A thread may pass the first check just as the engine shuts down.
 			this.shutdown.checkAfterFailure(acquisition.key(), ex);
 			throw ex;
 		}
@@ -138,9 +132,7 @@ record LockAcquirer(LockOptions options, Acquisition.OwnerTokens tokens, LockScr
 		return lock != null && lock.skipsFirstAttempt(acquisition.kind(), acquisition.key(), Thread.currentThread());
 	}
 
-	/**
-	 * Wait as a queued waiter of the lock's channel; {@code null} when the time ran out.
-	 */
+	/** Wait as a queued waiter of the lock's channel; {@code null} when time ran out. */
 	private @Nullable LockHold await(Acquisition acquisition) {
 		LockKind kind = acquisition.kind();
 		String key = acquisition.key();

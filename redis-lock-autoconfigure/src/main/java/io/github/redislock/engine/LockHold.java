@@ -77,10 +77,7 @@ final class LockHold {
 		return this.lease.isLost();
 	}
 
-	/**
-	 * The exception that tells the holder its lock was lost, saying whether it was
-	 * reported.
-	 */
+	/** The holder's exception for a lost lock, telling whether it was reported. */
 	LockLostException lostException() {
 		return new LockLostException(key(), this.fencingToken, !this.lease.claimLossReport());
 	}

@@ -91,7 +91,6 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 		return (reply != null) ? reply : -2;
 	}
 
-	/** The channel on which locks of this kind announce releases. */
 	String channel(String prefix, String name) {
 		return LockScripts.key(prefix, name, ":released");
 	}
@@ -169,7 +168,6 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 		return null;
 	}
 
-	/** The key {@code renew.lua} renews a lease of this kind on. */
 	String renewKey(LockScripts scripts, String name) {
 		return scripts.lockKey(name);
 	}
@@ -221,7 +219,6 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 		return "";
 	}
 
-	/** Whether the bytes from the offset on begin with the prefix. */
 	static boolean startsWith(byte[] bytes, int offset, byte[] prefix) {
 		return bytes.length - offset >= prefix.length
 				&& Arrays.equals(bytes, offset, offset + prefix.length, prefix, 0, prefix.length);

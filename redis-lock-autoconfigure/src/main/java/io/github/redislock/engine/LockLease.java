@@ -120,7 +120,6 @@ final class LockLease {
 		return this.leaseMillis;
 	}
 
-	/** Whether the watchdog renews this lease, rather than letting it run out. */
 	boolean isRenewed() {
 		return this.renewed;
 	}

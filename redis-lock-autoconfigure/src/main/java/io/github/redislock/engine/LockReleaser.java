@@ -23,9 +23,9 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
 /**
  * The release path: the last handle of a hold releases the lock, to the first waiter of
  * this JVM when it takes a passed grant ({@link HandOver}), or else in Redis. The hold
- * leaves {@link LocalLocks} and the watchdog before the script runs, so that a renewal
- * answered meanwhile, finding the key gone, is not taken for a loss. A release that
- * failed goes on in the background ({@link BackgroundReleases}).
+ * leaves {@link LocalLocks} and the watchdog before the script runs (see
+ * {@link LockWatchdog}'s design note). A release that failed goes on in the background
+ * ({@link BackgroundReleases}).
  *
  * @author redis-lock
  */
@@ -63,10 +63,7 @@ final class LockReleaser {
 		this.observer = observer;
 	}
 
-	/**
-	 * Wait for {@link #releaseAsync} up to the engine's deadline, even when interrupted
-	 * (the status kept): the interrupt that often ends work must not leave a lock held.
-	 */
+	/** Await {@link #releaseAsync} by the deadline, even if interrupted (status kept). */
 	void release(LockHold hold) {
 		CompletableFuture<Void> released = releaseAsync(hold).toCompletableFuture();
 		long deadline = System.nanoTime() + this.watchdog.answerDeadlineNanos();
@@ -205,9 +202,7 @@ final class LockReleaser {
 		return failure;
 	}
 
-	/**
-	 * Wake a waiter of this JVM; throw {@link LockLostException} for a lock found gone.
-	 */
+	/** Wake a waiter here; throw {@link LockLostException} for a lock found gone. */
 	private void released(LockHold hold, LockLease lease, String channel, long outcome) {
 		// This JVM's own release message wakes no waiter here of a kind that yields, nor
 		// one of another kind sharing the key (a fair lock's release, an exclusive

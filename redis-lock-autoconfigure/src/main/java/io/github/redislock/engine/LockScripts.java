@@ -57,7 +57,6 @@ final class LockScripts extends ScriptCommands {
 		this.messaging = messaging;
 	}
 
-	/** A key or channel of the lock: the prefix, the name in its hash tag, the suffix. */
 	static String key(String prefix, String name, String suffix) {
 		return prefix + "{" + name + "}" + suffix;
 	}
@@ -118,9 +117,7 @@ final class LockScripts extends ScriptCommands {
 		return Long.toString(replayWindowMillis());
 	}
 
-	/**
-	 * As {@link ScriptBatches#sendAll}; throws, telling none, when Redis is not reached.
-	 */
+	/** As {@link ScriptBatches#sendAll}; throws, telling none, when Redis is down. */
 	<T> void executeAllAsync(List<PreparedCall<T>> calls, List<? extends Answer<T>> answers) {
 		ScriptBatches.sendAll(commands(), calls, answers);
 	}
@@ -189,7 +186,6 @@ final class LockScripts extends ScriptCommands {
 		return isRenewed(execute(renewCall(lease, lease.leaseMillis())));
 	}
 
-	/** Whether a renewal's answer says the lease was extended. */
 	static boolean isRenewed(@Nullable Long reply) {
 		return reply != null && reply == 1L;
 	}

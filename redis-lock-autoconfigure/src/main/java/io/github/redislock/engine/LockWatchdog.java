@@ -20,11 +20,10 @@ import org.springframework.core.log.LogMessage;
  *
  * <h2>Design notes</h2>
  *
- * No timer per lock: a lease is due a renew interval after its last renewal was sent (or
- * its grant requested); the {@link RenewalSchedule} hands each tick the due leases, and
- * the {@link RenewalWindow} sends them without waiting for the answers, so that a slow
- * answer holds up no other renewal. An answer is recorded on the client's thread
- * ({@link LeaseRenewal.Attempt}) and taken by the next tick:
+ * No timer per lock: the {@link RenewalSchedule} hands each tick the due leases, and the
+ * {@link RenewalWindow} sends them without waiting for the answers (see their design
+ * notes). An answer is recorded on the client's thread ({@link LeaseRenewal.Attempt}) and
+ * taken by the next tick:
  * <ul>
  * <li>renewed: the expiry moves to the time the renewal was <em>sent</em> plus the lease,
  * since Redis may have run it at any moment after that; the lease is due again an
@@ -45,8 +44,7 @@ import org.springframework.core.log.LogMessage;
  * <p>
  * A lease released while its renewal is in flight is harmless: the release unwatched it
  * first, so a renewal that finds its key gone reports no loss. Warnings and observer
- * reports are made on the tick thread, so that neither holds up the client's thread; the
- * tick thread does nothing else (background work runs on {@link EngineThreads}).
+ * reports are made on the tick thread, so that neither holds up the client's thread.
  *
  * @author redis-lock
  */
@@ -128,10 +126,6 @@ final class LockWatchdog implements AutoCloseable {
 		this.schedule.watch(lease);
 	}
 
-	/**
-	 * Schedule the lease's next renewal anew from its expiry as it is now, if it is still
-	 * watched: an extension may have shortened it below what the old schedule assumed.
-	 */
 	void rescheduleIfWatched(LockLease lease) {
 		this.schedule.rescheduleIfWatched(lease);
 	}
@@ -213,10 +207,7 @@ final class LockWatchdog implements AutoCloseable {
 
 	private void reportLost(LockLease lease, String reason) {
 		if (lease.claimLossReport()) {
-			logger.warn(LogMessage.format("Lost lock '%s' (fencing token %s) while it was held: %s; work done under "
-					+ "it is no longer exclusive. Its holder finds it lost from isHeld() and at release: stop the work, "
-					+ "and fence its writes with the fencing token so that they are refused once another owner holds "
-					+ "it", lease.key(), lease.fencingToken(), reason));
+			HandOver.warnLost(logger, lease.key(), lease.fencingToken(), reason);
 		}
 		this.events.lost(lease);
 	}

@@ -260,8 +260,7 @@ final class PendingAcquisition {
 			}
 			return;
 		}
-		// On the engine's threads: the caller's chained work would hold up the Redis
-		// client.
+		// On the engine's threads: the caller's chained work would hold up Lettuce.
 		this.engine.threads().complete(() -> {
 			if (failure != null) {
 				this.result.completeExceptionally(failure);

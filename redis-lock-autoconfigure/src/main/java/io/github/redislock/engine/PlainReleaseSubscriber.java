@@ -140,10 +140,7 @@ final class PlainReleaseSubscriber extends ReleaseSubscriber<PlainReleaseSubscri
 		return subscription != null && subscription.isAlive() && !ended;
 	}
 
-	/**
-	 * Lettuce's connection: Spring Data Redis keeps a subscription alive as it
-	 * reconnects.
-	 */
+	/** Usable while Lettuce's connection is open, as Spring Data Redis reconnects it. */
 	@Override
 	boolean isConnected(Link opened) {
 		return opened.commands != null && opened.commands.getStatefulConnection().isOpen();

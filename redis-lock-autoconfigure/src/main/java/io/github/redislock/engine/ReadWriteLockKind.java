@@ -101,9 +101,7 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 			return new LockHold.Key(name, LockHold.Key.READ, thread);
 		}
 
-		/**
-		 * One no thread may re-enter is keyed by its grant: several may be held at once.
-		 */
+		/** One no thread may re-enter is keyed by its grant: several are held at once. */
 		@Override
 		LockHold.Key holdKey(LockLease lease, @Nullable Thread ownerThread) {
 			return (ownerThread != null) ? holdKey(lease.key(), ownerThread)
@@ -119,9 +117,7 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 
 	}
 
-	/**
-	 * The exclusive side; a thread that holds the read lock may not take it (upgrade).
-	 */
+	/** The exclusive side; a thread holding the read lock may not take it (upgrade). */
 	static final class Write extends ReadWriteLockKind {
 
 		private final RedisScript<Long> leave = LockScripts.script(Long.class, "rw-leave.lua");

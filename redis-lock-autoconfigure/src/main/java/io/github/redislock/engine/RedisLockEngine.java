@@ -95,9 +95,7 @@ public final class RedisLockEngine implements LockEngine {
 				(observer != null) ? new GuardedLockObserver(observer) : null, executor, this.shutdown);
 	}
 
-	/**
-	 * A command timeout shorter than {@code WAIT}'s would fail it, not count replicas.
-	 */
+	/** A command timeout shorter than {@code WAIT}'s fails it before replicas count. */
 	private static void checkReplicationTimeout(RedisConnectionFactory connectionFactory, LockOptions options) {
 		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			LockRules.Violation violation = LockRules.replicationTimeout(options.replicationTimeout(),

@@ -99,9 +99,7 @@ final class ReleaseMessaging {
 				? Duration.ofMillis(lettuce.getTimeout()) : DEFAULT_COMMAND_TIMEOUT;
 	}
 
-	/**
-	 * Whether the choice is made, so that {@link #publishCommand()} waits for nothing.
-	 */
+	/** Whether the choice is made, so {@link #publishCommand()} waits for nothing. */
 	boolean isDecided() {
 		return this.sharded != null;
 	}
@@ -124,11 +122,11 @@ final class ReleaseMessaging {
 	}
 
 	/** Ask every node for its version, all at once, as the class comment tells. */
-	@SuppressWarnings("unchecked")
 	private boolean everyNodeShards() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			StatefulRedisClusterConnection<byte[], byte[]> cluster = ((RedisAdvancedClusterAsyncCommands<byte[], byte[]>) connection
-				.getNativeConnection()).getStatefulConnection();
+			RedisAdvancedClusterAsyncCommands<?, ?> commands = (RedisAdvancedClusterAsyncCommands<?, ?>) connection
+				.getNativeConnection();
+			StatefulRedisClusterConnection<?, ?> cluster = commands.getStatefulConnection();
 			Map<String, CompletableFuture<Integer>> versions = new TreeMap<>();
 			for (RedisClusterNode node : cluster.getPartitions()) {
 				Set<NodeFlag> flags = node.getFlags();

@@ -77,7 +77,6 @@ abstract sealed class ReleaseSubscriber<C> implements AutoCloseable
 	void repair() {
 	}
 
-	/** The state of the connection now. */
 	final SubscriptionStatus status() {
 		C current = this.connection.now();
 		if (current == null) {

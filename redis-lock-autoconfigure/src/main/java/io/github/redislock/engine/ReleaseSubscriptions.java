@@ -40,14 +40,14 @@ import io.github.redislock.SubscriptionStatus;
  * <p>
  * <b>Lifetime.</b> The map of {@link LocalLock} by channel is the one record of what
  * should be subscribed; each entry's {@link ChannelSubscription} says whether Redis
- * confirmed it on the current connection. A joining thread is counted in its entry in the
- * map's atomic compute, then waits for the subscribe with no entry or monitor held. A
- * failed subscribe leaves the entry idle, to be swept with an unsubscribe (Redis may have
- * subscribed it after all); a confirmation for a channel without an entry makes an idle
- * one. A channel stays subscribed for the linger time after its last waiter, so a hot
- * lock does not subscribe at every wait. The sweep removes an idle entry and sends its
- * unsubscribe in one compute, so a later waiter's subscribe, which makes a new entry,
- * follows it on the connection: an unsubscribe never overtakes a later subscribe.
+ * confirmed it on the current connection (how a thread joins is told at
+ * {@link LocalLocks#startJoining}). A failed subscribe leaves the entry idle, to be swept
+ * with an unsubscribe (Redis may have subscribed it after all); a confirmation for a
+ * channel without an entry makes an idle one. A channel stays subscribed for the linger
+ * time after its last waiter, so a hot lock does not subscribe at every wait. The sweep
+ * removes an idle entry and sends its unsubscribe in one compute, so a later waiter's
+ * subscribe, which makes a new entry, follows it on the connection: an unsubscribe never
+ * overtakes a later subscribe.
  *
  * <p>
  * <b>Recovery.</b> Pub/sub delivers at most once. When a subscription ends unasked (a
@@ -172,7 +172,6 @@ final class ReleaseSubscriptions implements AutoCloseable {
 		}
 	}
 
-	/** A release message arrived on a subscribed channel. */
 	void onMessage(String channel, byte[] body) {
 		WakeUp wakeUp = LockKind.wakeUpOf(body, this.ownReleasePrefix);
 		LocalLock lock = this.channels.get(channel);
@@ -216,7 +215,6 @@ final class ReleaseSubscriptions implements AutoCloseable {
 		return count((lock) -> lock.subscription().isNeverAsked() ? 0 : 1);
 	}
 
-	/** Number of threads waiting now, for diagnostics. */
 	int waiterCount() {
 		return count(LocalLock::waiterCount);
 	}

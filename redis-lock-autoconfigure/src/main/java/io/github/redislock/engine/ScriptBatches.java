@@ -145,7 +145,6 @@ final class ScriptBatches {
 			return this.outcomes.get(index) == FAILED;
 		}
 
-		/** Whether the call at the index was answered without failing. */
 		boolean succeeded(int index) {
 			return this.outcomes.get(index) == SUCCEEDED;
 		}

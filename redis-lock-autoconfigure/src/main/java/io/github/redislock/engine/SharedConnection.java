@@ -118,14 +118,11 @@ final class SharedConnection<C> {
 		return opened(this.current.get());
 	}
 
-	/** Whether a connection was opened once at least. */
 	boolean wasOpened() {
 		return this.opened;
 	}
 
-	/**
-	 * Open a usable connection on the executor unless there is one; failures are logged.
-	 */
+	/** Open a usable connection on the executor unless there is one, logging failures. */
 	void openInBackground(Executor executor) {
 		if (this.closed) {
 			return;

@@ -34,7 +34,6 @@ final class Waiter {
 
 	private volatile boolean signalled;
 
-	/** Whether it sleeps now, for diagnostics. */
 	private volatile boolean sleeping;
 
 	private Waiter(@Nullable Thread thread, Runnable wakeUp, Acquisition acquisition) {
@@ -49,9 +48,7 @@ final class Waiter {
 		return new Waiter(thread, () -> LockSupport.unpark(thread), acquisition);
 	}
 
-	/**
-	 * A waiter without a thread, whose wake-up schedules a pending acquisition's round.
-	 */
+	/** A threadless waiter, whose wake-up schedules a pending acquisition's round. */
 	static Waiter pending(Acquisition acquisition, Runnable wakeUp) {
 		return new Waiter(null, wakeUp, acquisition);
 	}
@@ -66,9 +63,7 @@ final class Waiter {
 		return this.acquisition.reentrant() ? this.thread : null;
 	}
 
-	/**
-	 * Pass a hold to this waiter; only while it {@linkplain #takesHandOver() takes one}.
-	 */
+	/** Pass a hold to this waiter, while it {@linkplain #takesHandOver() takes one}. */
 	void handOver(LockHold hold) {
 		this.handedOver.set(hold);
 	}
@@ -93,9 +88,7 @@ final class Waiter {
 		this.wakeUp.run();
 	}
 
-	/**
-	 * Start a pending acquisition's round, using up the signal: whether it was signalled.
-	 */
+	/** Start a pending acquisition's round, using up the signal; true if signalled. */
 	boolean startRound() {
 		this.sleeping = false;
 		return takeSignal();
