@@ -1,13 +1,19 @@
 package io.github.redislock.engine;
 
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 
 /**
- * A lock held in this JVM, shared by its owner thread's reentrant handles. The count
- * changes under the hold's monitor: the owner may re-enter while another thread closes an
- * earlier handle.
+ * A lock held in this JVM, shared by its owner thread's reentrant {@link Handle handles},
+ * the handles the engine returns. The count changes under the hold's monitor: the owner
+ * may re-enter while another thread closes an earlier handle.
  *
  * @author redis-lock
  */
@@ -98,6 +104,71 @@ final class LockHold {
 
 	synchronized boolean isReleased() {
 		return this.count == 0;
+	}
+
+	/**
+	 * A handle on a hold: one per acquisition call, so that each reentrant acquisition is
+	 * released by its own {@link #close()}, once. It asks the engine's running parts,
+	 * never the engine, which creates handles.
+	 */
+	static final class Handle implements LockHandle {
+
+		private final EngineParts.Running engine;
+
+		private final LockHold hold;
+
+		private final AtomicBoolean closed = new AtomicBoolean();
+
+		Handle(EngineParts.Running engine, LockHold hold) {
+			this.engine = engine;
+			this.hold = hold;
+		}
+
+		@Override
+		public String key() {
+			return this.hold.key();
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.hold.fencingToken();
+		}
+
+		@Override
+		public boolean isHeld() {
+			return !this.closed.get() && this.hold.isHeld();
+		}
+
+		@Override
+		public void extend(Duration leaseTime) {
+			if (this.closed.get()) {
+				throw new IllegalStateException("The handle of lock '" + key()
+						+ "' was closed, so its lease can no longer be extended; extend before closing");
+			}
+			this.engine.extensions().extend(this.hold, leaseTime);
+		}
+
+		@Override
+		public void close() {
+			if (this.closed.compareAndSet(false, true)) {
+				this.engine.releaser().release(this.hold);
+			}
+		}
+
+		/** Completes on the engine's threads, or the caller's. */
+		@Override
+		public CompletionStage<Void> closeAsync() {
+			if (this.closed.compareAndSet(false, true)) {
+				return this.engine.acquirer().releaseAsync(this.hold);
+			}
+			return CompletableFuture.completedFuture(null);
+		}
+
+		@Override
+		public String toString() {
+			return "LockHandle[key=" + key() + ", fencingToken=" + fencingToken() + ", held=" + isHeld() + "]";
+		}
+
 	}
 
 	/**

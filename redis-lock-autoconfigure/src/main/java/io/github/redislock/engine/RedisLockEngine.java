@@ -117,7 +117,7 @@ public final class RedisLockEngine implements LockEngine {
 		LockHold hold = running.acquirer()
 			.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
 					leaseTime(request), request.isReentrant());
-		return (hold != null) ? new RedisLockHandle(running, hold) : null;
+		return (hold != null) ? new LockHold.Handle(running, hold) : null;
 	}
 
 	/** The request's fixed lease, or the options' ({@code null} for watchdog renewal). */
@@ -142,7 +142,7 @@ public final class RedisLockEngine implements LockEngine {
 		}
 		return running.acquirer()
 			.acquireAsync(request.key(), request.name(), LockKind.of(request.mode(), request.isFair()), wait,
-					leaseTime(request), (hold) -> new RedisLockHandle(running, hold));
+					leaseTime(request), (hold) -> new LockHold.Handle(running, hold));
 	}
 
 	@Override
