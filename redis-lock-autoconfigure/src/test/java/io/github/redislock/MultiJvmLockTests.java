@@ -16,13 +16,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.redislock.contract.LockKeyValues;
 import io.github.redislock.contract.StandaloneLocks;
+import io.github.redislock.contract.Topology;
 import io.github.redislock.test.JavaProcess;
 import io.github.redislock.test.RedisCli;
 import io.github.redislock.test.RedisServer;
-import io.github.redislock.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,9 +32,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * once, and each test checks one property of it. Overlaps are detected in Redis itself,
  * so that they are seen across JVMs.
  */
-@RedisTest
 @TestInstance(Lifecycle.PER_CLASS)
 class MultiJvmLockTests {
+
+	@RegisterExtension
+	static final Topology<RedisServer, StandaloneLocks> topology = Topology.standalone();
 
 	private static final String KEY = "shared-resource";
 
@@ -49,13 +52,11 @@ class MultiJvmLockTests {
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
 	/**
-	 * Most holds in a row one JVM may get while another waits. The engine passes a lock
-	 * between its local threads, barging included, until it learns that a thread of
-	 * another JVM was refused it, asking Redis whether one was every 16 hand-overs, and
-	 * then releases it in Redis past 32 hand-overs (HandOverChains): a chain of at most
-	 * 33 holds when the refusal came early, and up to about 49 and the holds during the
-	 * question's round trip when it came just after a question. Two chains in a row allow
-	 * for that and for a lost race after a release.
+	 * Most holds in a row one JVM may get while another waits. Once a grant check finds a
+	 * thread of another JVM waiting, the grant passes between this JVM's threads at most
+	 * 16 more times, then its release goes through Redis and the JVM yields (HandOver's
+	 * design note, "Other JVMs get their turn"); before that check, the passes of one
+	 * check window (5 ms). Twice 33 allows for both and for a race lost after a release.
 	 */
 	private static final int MAX_HOLDS_IN_A_ROW_WHILE_OTHERS_WAIT = 2 * 33;
 
@@ -83,7 +84,10 @@ class MultiJvmLockTests {
 	private List<String[]> entries;
 
 	@BeforeAll
-	void contend(RedisServer server) throws Exception {
+	void contend() throws Exception {
+		RedisServer server = topology.servers();
+		StandaloneLocks locks = topology.fixture();
+		locks.flush();
 		for (String name : NODES.subList(0, 2)) {
 			this.children.add(JavaProcess.start(ContendingNode.class, server.host(), Integer.toString(server.port()),
 					KEY, Integer.toString(ITERATIONS), Integer.toString(THREADS), name));
@@ -91,28 +95,26 @@ class MultiJvmLockTests {
 		for (JavaProcess child : this.children) {
 			child.awaitOutput("READY", START_TIMEOUT);
 		}
-		try (StandaloneLocks locks = new StandaloneLocks(server)) {
-			LockTemplate template = locks.template(LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
-			ContendingNode.warmUp(template, KEY + ":warm-up:test-jvm");
-			RedisCli cli = locks.cli();
-			cli.command("RPUSH", ContendingNode.START_LIST, "go", "go");
-			try {
-				this.acquiredHere = contendHere(server, template);
-				for (JavaProcess child : this.children) {
-					this.exitCodes.add(child.waitFor(START_TIMEOUT));
-				}
+		LockTemplate template = locks.template(LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
+		ContendingNode.warmUp(template, KEY + ":warm-up:test-jvm");
+		RedisCli cli = locks.cli();
+		cli.command("RPUSH", ContendingNode.START_LIST, "go", "go");
+		try {
+			this.acquiredHere = contendHere(server, template);
+			for (JavaProcess child : this.children) {
+				this.exitCodes.add(child.waitFor(START_TIMEOUT));
 			}
-			catch (Exception ex) {
-				throw new IllegalStateException("Contention failed; output of the other JVMs:" + outputs(), ex);
-			}
-			this.overlaps = cli.get(ContendingNode.OVERLAPS);
-			this.counter = cli.get(ContendingNode.COUNTER);
-			this.section = cli.get(ContendingNode.SECTION);
-			this.lockKey = LockKeyValues.holder(cli, "redis-lock:{" + KEY + "}");
-			List<?> entries = (List<?>) cli.command("LRANGE", ContendingNode.HOLDERS, "0", "-1");
-			this.entries = entries.stream().map((entry) -> ((String) entry).split(" ")).toList();
-			this.holds = this.entries.stream().filter((entry) -> !isAsking(entry)).toList();
 		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Contention failed; output of the other JVMs:" + outputs(), ex);
+		}
+		this.overlaps = cli.get(ContendingNode.OVERLAPS);
+		this.counter = cli.get(ContendingNode.COUNTER);
+		this.section = cli.get(ContendingNode.SECTION);
+		this.lockKey = LockKeyValues.holder(cli, "redis-lock:{" + KEY + "}");
+		List<?> entries = (List<?>) cli.command("LRANGE", ContendingNode.HOLDERS, "0", "-1");
+		this.entries = entries.stream().map((entry) -> ((String) entry).split(" ")).toList();
+		this.holds = this.entries.stream().filter((entry) -> !isAsking(entry)).toList();
 	}
 
 	@AfterAll
