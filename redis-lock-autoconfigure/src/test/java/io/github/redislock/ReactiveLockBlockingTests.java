@@ -8,9 +8,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
@@ -40,13 +44,17 @@ import static org.awaitility.Awaitility.await;
  * The reactive path blocks no thread: 10,000 acquisitions of one hot key, subscribed at
  * once from a scheduler of 4 threads, all complete, one at a time, while BlockHound
  * watches every thread that must not block: the scheduler's, the Redis client's event
- * loops, the engine's timer and the engine's {@code redis-lock-housekeeping} threads,
- * which run the waiters' rounds and complete the grants. (Those threads may also open
- * connections and retry failed releases, which wait for Redis; nothing here makes them.)
+ * loops, the engine's timer and the engine's background threads, which run the waiters'
+ * rounds and complete the grants. (Those threads may also open connections and retry
+ * failed releases, which wait for Redis; nothing here makes them.)
  * <p>
  * BlockHound's agent stays in the JVM once installed, and this JVM runs every test class
  * of the module: it watches threads only while {@link #watching} is set, during the test,
- * so that other tests' threads are left alone.
+ * and only this test's engine's: its background threads are its own executor's
+ * ({@value #ENGINE_THREADS}), and its timer is the one started after {@link #setUp} noted
+ * the threads alive. Engines other tests left open keep their own threads, which may
+ * repair a subscription to a server long stopped, or have entered an idle wait before
+ * BlockHound was installed.
  */
 class ReactiveLockBlockingTests {
 
@@ -55,7 +63,14 @@ class ReactiveLockBlockingTests {
 
 	private static final Queue<BlockingOperationError> blockingCalls = new ConcurrentLinkedQueue<>();
 
+	private static final String ENGINE_THREADS = "blocking-test-engine-";
+
 	private static volatile boolean watching;
+
+	/** The threads alive before this test's engine started, which are not watched. */
+	private static volatile Set<Thread> earlier = Set.of();
+
+	private ExecutorService engineThreads;
 
 	private StandaloneLocks locks;
 
@@ -74,16 +89,18 @@ class ReactiveLockBlockingTests {
 			// for: the Redis client's own, on every reactive path that uses it.
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "decrementWriters")
-			// The pending acquisitions' timer queue guards each arming and each removal
-			// of a cancelled timer with a lock held for one heap operation, no I/O.
+			// The engine's timer queue, and its executor's here (a scheduled pool, as the
+			// engine's own), guard each hand-over of work, each arming and each removal
+			// of
+			// a cancelled timer with a lock held for one heap operation, no I/O.
 			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "offer")
 			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
 			// An idle worker of a pool (the engine's timer and housekeeping threads)
 			// waits for its next task: it has nothing to do, and holds nobody up.
 			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "getTask")
 			.nonBlockingThreadPredicate((nonBlocking) -> (thread) -> watching && !isShuttingDownEventLoop()
-					&& (nonBlocking.test(thread) || thread.getName().equals("redis-lock-timer")
-							|| thread.getName().startsWith("redis-lock-housekeeping-")))
+					&& (nonBlocking.test(thread) || thread.getName().startsWith(ENGINE_THREADS)
+							|| (thread.getName().equals("redis-lock-timer") && !earlier.contains(thread))))
 			.blockingMethodCallback((method) -> blockingCalls.add(new BlockingOperationError(method)))
 			.install();
 	}
@@ -103,8 +120,12 @@ class ReactiveLockBlockingTests {
 		this.locks.flush();
 		// 10,000 acquisitions at once put 10,000 first attempts in flight together: on a
 		// busy machine the last answers take longer than the fixtures' short timeout.
+		earlier = Set.copyOf(Thread.getAllStackTraces().keySet());
+		AtomicInteger threads = new AtomicInteger();
+		this.engineThreads = Executors.newScheduledThreadPool(4,
+				(task) -> new Thread(task, ENGINE_THREADS + threads.incrementAndGet()));
 		RedisLockEngine engine = new RedisLockEngine(this.locks.connectionFactory(Duration.ofSeconds(10)),
-				LockOptions.defaults());
+				LockOptions.defaults(), null, this.engineThreads);
 		this.blocking = this.locks.template(engine);
 		this.reactive = new ReactiveLockTemplate(engine);
 		// Connected and subscribed before BlockHound watches: opening connections blocks.
@@ -126,6 +147,7 @@ class ReactiveLockBlockingTests {
 		watching = false;
 		this.scheduler.dispose();
 		this.locks.close();
+		this.engineThreads.shutdownNow();
 	}
 
 	@Test
