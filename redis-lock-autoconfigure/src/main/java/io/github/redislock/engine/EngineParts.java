@@ -28,8 +28,8 @@ import io.github.redislock.engine.LockWatchdog.LeaseEvents;
  * running ones ({@link Running}) start at the first acquisition, with the sweep of idle
  * subscriptions and the connections: an engine that never locks starts nothing, and
  * health, metrics and shutdown read it without starting it. The start and the shutdown
- * take this object's monitor: either the engine started before its shutdown began, which
- * then stops what runs, or it never starts.
+ * take one lock: either the engine started before its shutdown began, which then stops
+ * what runs, or it never starts.
  *
  * @author redis-lock
  */
@@ -56,7 +56,13 @@ final class EngineParts implements LockDiagnostics {
 
 	private final BackgroundReleases backgroundReleases;
 
-	/** Written under this object's monitor, as {@link #stopped} is. */
+	/**
+	 * Guards the start and the stop: a private monitor, as this object is handed out as
+	 * the engine's diagnostics.
+	 */
+	private final Object lifecycle = new Object();
+
+	/** Written under {@link #lifecycle}, as {@link #stopped} is. */
 	private volatile @Nullable Running running;
 
 	private boolean stopped;
@@ -87,16 +93,18 @@ final class EngineParts implements LockDiagnostics {
 		return (parts != null) ? parts : start(key);
 	}
 
-	private synchronized Running start(String key) {
-		if (this.stopped) {
-			throw new LockShutdownException(key);
+	private Running start(String key) {
+		synchronized (this.lifecycle) {
+			if (this.stopped) {
+				throw new LockShutdownException(key);
+			}
+			Running parts = this.running;
+			if (parts == null) {
+				parts = newRunning();
+				this.running = parts;
+			}
+			return parts;
 		}
-		Running parts = this.running;
-		if (parts == null) {
-			parts = newRunning();
-			this.running = parts;
-		}
-		return parts;
 	}
 
 	private Running newRunning() {
@@ -120,9 +128,11 @@ final class EngineParts implements LockDiagnostics {
 	}
 
 	/** Keep the engine from starting; return the running parts, if it started. */
-	synchronized @Nullable Running stop() {
-		this.stopped = true;
-		return this.running;
+	@Nullable Running stop() {
+		synchronized (this.lifecycle) {
+			this.stopped = true;
+			return this.running;
+		}
 	}
 
 	/** Stop renewing, end the threads and close the connections, once. */

@@ -91,9 +91,12 @@ final class LeaseRenewal {
 
 	/** Whether this renewal goes alone; the one after it goes with others again. */
 	boolean takeAlone() {
-		boolean alone = this.alone;
+		// Written only when set, so that a refusal answered meanwhile is not erased.
+		if (!this.alone) {
+			return false;
+		}
 		this.alone = false;
-		return alone;
+		return true;
 	}
 
 	/** Record a renewal sent at the given time (never {@link #NONE}) in the window. */
