@@ -78,12 +78,15 @@ class LeaderElectionTests {
 			paused.awaitOutput("REVOKED", Duration.ofSeconds(10));
 			assertThat(history(nodes).leaders()).containsExactly(follower);
 			await().atMost(Duration.ofSeconds(5)).until(() -> history(nodes).acceptedWrites(follower) >= 3);
-			// Between SIGCONT and REVOKED it still believed it led, and wrote: the fence
-			// refused it, as it refuses any write with its older token
+			// Between SIGCONT and REVOKED it may still believe it leads and write, or its
+			// watchdog may tell it first (its lease ended while it was paused), whichever
+			// thread runs first: either way the fence accepts none of its writes after
+			// its
+			// successor's, which the checker would see as a token going down
 			long refused = paused.output().lines().filter((line) -> line.startsWith("STALE ")).count();
 			System.out.println("Leader " + leader + " paused past its lease, " + follower
 					+ " elected; once resumed, the fence refused " + refused + " of its writes before it revoked");
-			assertThat(refused).isPositive();
+			history(nodes).checkNoOverlap();
 			// The revoked leader runs again: the initiator never unlocked its lost hold,
 			// which must not keep it from a later election
 			long acceptedBeforeReelection = history(nodes).acceptedWrites(leader);
