@@ -5,7 +5,8 @@ package io.github.redislock;
  *
  * <p>
  * A {@link #READ} and a {@link #WRITE} lock of one name form one read/write lock, which
- * is separate from the {@link #EXCLUSIVE} lock of that name: use one kind per name.
+ * is separate from the {@link #EXCLUSIVE} lock and the {@link #PERMIT}s of that name: use
+ * one kind per name.
  *
  * @author redis-lock
  * @see LockRequest#mode(LockMode)
@@ -29,6 +30,15 @@ public enum LockMode {
 	 * Excludes readers and other writers. Its holder may also take the read lock of the
 	 * same name (a downgrade): it keeps the read lock after releasing the write lock.
 	 */
-	WRITE
+	WRITE,
+
+	/**
+	 * One of a limited number of permits: at most {@link LockRequest#limit()} holders of
+	 * the name at once, across every JVM, each with a lease of its own, renewed while it
+	 * runs and reported lost as a lock's. Separate from the locks of the same name.
+	 * @see LockRequest#permit(String, int)
+	 * @see DistributedConcurrencyLimit
+	 */
+	PERMIT
 
 }

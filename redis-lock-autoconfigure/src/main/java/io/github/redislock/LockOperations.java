@@ -140,6 +140,20 @@ public interface LockOperations {
 	}
 
 	/**
+	 * Take one of the given number of permits of a name, waiting up to the default wait
+	 * time: at most {@code limit} holders at once across every JVM, each renewed while it
+	 * runs and released by closing its handle.
+	 * @param key the name the permits share
+	 * @param limit how many may hold a permit at once, at least 1
+	 * @return the handle of the permit, to close in a try-with-resources block
+	 * @throws LockTimeoutException if no permit came free within the wait time
+	 * @see LockRequest#permit(String, int)
+	 */
+	default LockHandle permit(String key, int limit) {
+		return lock(LockRequest.permit(key, limit));
+	}
+
+	/**
 	 * Acquire the lock as requested.
 	 * @param request the lock name, wait and lease
 	 * @return a handle to close

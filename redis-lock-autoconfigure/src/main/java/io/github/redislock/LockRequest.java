@@ -33,10 +33,13 @@ public final class LockRequest {
 
 	private final boolean fair;
 
+	private final int limit;
+
 	private LockRequest(String key, @Nullable Duration waitTime, @Nullable Duration leaseTime, boolean reentrant,
-			@Nullable String name, LockMode mode, boolean fair) {
+			@Nullable String name, LockMode mode, boolean fair, int limit) {
 		LockRules.check("Fair ordering of lock '" + key + "'", LockRules.fairMode(fair, mode));
 		this.key = key;
+		this.limit = limit;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.reentrant = reentrant;
@@ -54,7 +57,7 @@ public final class LockRequest {
 	 */
 	public static LockRequest of(String key) {
 		LockRules.check("Lock key", LockRules.key(key));
-		return new LockRequest(key, null, null, true, null, LockMode.EXCLUSIVE, false);
+		return new LockRequest(key, null, null, true, null, LockMode.EXCLUSIVE, false, 1);
 	}
 
 	/**
@@ -78,6 +81,24 @@ public final class LockRequest {
 	}
 
 	/**
+	 * Start a request for one of the given number of permits of a name: at most
+	 * {@code limit} holders at once across every JVM, each with a lease of its own. The
+	 * limit travels with the request, and each JVM admits while fewer than its own limit
+	 * hold, so that while instances disagree (a limit changed in one first) no more than
+	 * the largest of their limits hold. A thread that holds a permit of the name and asks
+	 * again re-enters the one it holds, unless the request is not
+	 * {@linkplain #reentrant(boolean) reentrant}.
+	 * @param key the name the permits share, neither null nor blank
+	 * @param limit how many may hold a permit at once, at least 1
+	 * @return a request for a {@link LockMode#PERMIT}
+	 * @throws IllegalArgumentException if the key breaks {@link LockRules#key} or the
+	 * limit {@link LockRules#limit}
+	 */
+	public static LockRequest permit(String key, int limit) {
+		return of(key).mode(LockMode.PERMIT).limit(limit);
+	}
+
+	/**
 	 * Return a request that waits at most the given time for the lock.
 	 * {@link Duration#ZERO} makes a single attempt. The default is the template's
 	 * {@linkplain LockOptions#waitTime() wait time}.
@@ -88,7 +109,7 @@ public final class LockRequest {
 	 */
 	public LockRequest waitTime(Duration waitTime) {
 		LockRules.check("waitTime", LockRules.waitTime(waitTime));
-		return new LockRequest(this.key, waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair);
+		return new LockRequest(this.key, waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair, this.limit);
 	}
 
 	/**
@@ -103,7 +124,7 @@ public final class LockRequest {
 	 */
 	public LockRequest leaseTime(Duration leaseTime) {
 		LockRules.check("leaseTime", LockRules.leaseTime(leaseTime));
-		return new LockRequest(this.key, this.waitTime, leaseTime, this.reentrant, this.name, this.mode, this.fair);
+		return new LockRequest(this.key, this.waitTime, leaseTime, this.reentrant, this.name, this.mode, this.fair, this.limit);
 	}
 
 	/**
@@ -116,7 +137,7 @@ public final class LockRequest {
 	 * @return a new request
 	 */
 	public LockRequest reentrant(boolean reentrant) {
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, reentrant, this.name, this.mode, this.fair);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, reentrant, this.name, this.mode, this.fair, this.limit);
 	}
 
 	/**
@@ -131,12 +152,12 @@ public final class LockRequest {
 	 */
 	public LockRequest name(String name) {
 		LockRules.check("Lock name for observations", LockRules.observationName(name));
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, name, this.mode, this.fair);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, name, this.mode, this.fair, this.limit);
 	}
 
 	/**
-	 * Return a request for the given kind of lock: exclusive (the default), or the read
-	 * or write side of a read/write lock.
+	 * Return a request for the given kind of lock: exclusive (the default), the read or
+	 * write side of a read/write lock, or a permit ({@link #limit(int)}).
 	 * @param mode the kind of lock
 	 * @return a new request
 	 * @throws IllegalArgumentException if the mode is null, or not exclusive for a fair
@@ -144,7 +165,21 @@ public final class LockRequest {
 	 */
 	public LockRequest mode(LockMode mode) {
 		LockRules.check("Lock mode", LockRules.mode(mode));
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, mode, this.fair);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, mode, this.fair, this.limit);
+	}
+
+	/**
+	 * Return a request whose {@link LockMode#PERMIT} admits at most the given number of
+	 * holders at once; ignored by the other modes. The default is 1.
+	 * @param limit how many may hold a permit at once, at least 1
+	 * @return a new request
+	 * @throws IllegalArgumentException if the limit is less than 1
+	 * ({@link LockRules#limit})
+	 */
+	public LockRequest limit(int limit) {
+		LockRules.check("Permit limit of '" + this.key + "'", LockRules.limit(limit));
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode,
+				this.fair, limit);
 	}
 
 	/**
@@ -159,7 +194,7 @@ public final class LockRequest {
 	 * @throws IllegalArgumentException if fair and the mode is not exclusive
 	 */
 	public LockRequest fair(boolean fair) {
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, fair);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, fair, this.limit);
 	}
 
 	/**
@@ -168,6 +203,14 @@ public final class LockRequest {
 	 */
 	public LockMode mode() {
 		return this.mode;
+	}
+
+	/**
+	 * Return how many may hold a {@link LockMode#PERMIT} of the key at once.
+	 * @return the limit, 1 unless set
+	 */
+	public int limit() {
+		return this.limit;
 	}
 
 	/**
@@ -224,19 +267,20 @@ public final class LockRequest {
 		return (this == other) || (other instanceof LockRequest that && this.key.equals(that.key)
 				&& Objects.equals(this.waitTime, that.waitTime) && Objects.equals(this.leaseTime, that.leaseTime)
 				&& this.reentrant == that.reentrant && Objects.equals(this.name, that.name) && this.mode == that.mode
-				&& this.fair == that.fair);
+				&& this.fair == that.fair && this.limit == that.limit);
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair);
+		return Objects.hash(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair, this.limit);
 	}
 
 	@Override
 	public String toString() {
 		return "LockRequest[key=" + this.key + ", waitTime=" + this.waitTime + ", leaseTime=" + this.leaseTime
 				+ ", reentrant=" + this.reentrant + ((this.name != null) ? ", name=" + this.name : "")
-				+ ((this.mode != LockMode.EXCLUSIVE) ? ", mode=" + this.mode : "") + (this.fair ? ", fair" : "") + "]";
+				+ ((this.mode != LockMode.EXCLUSIVE) ? ", mode=" + this.mode : "")
+				+ ((this.mode == LockMode.PERMIT) ? ", limit=" + this.limit : "") + (this.fair ? ", fair" : "") + "]";
 	}
 
 }

@@ -189,7 +189,20 @@ public final class LockRules {
 	 */
 	public static @Nullable Violation mode(@Nullable LockMode mode) {
 		if (mode == null) {
-			return new Violation("must not be null", "Give LockMode.EXCLUSIVE, the default, READ or WRITE");
+			return new Violation("must not be null", "Give LockMode.EXCLUSIVE, the default, READ, WRITE or PERMIT");
+		}
+		return null;
+	}
+
+	/**
+	 * Number of permits of a name that may be held at once: at least 1.
+	 * @param limit the limit
+	 * @return the violation, or {@code null} if the limit is valid
+	 */
+	public static @Nullable Violation limit(long limit) {
+		if (limit < 1) {
+			return new Violation("must be at least 1, but is " + limit,
+					"Give how many may hold a permit of the name at once, 1 or more");
 		}
 		return null;
 	}

@@ -98,6 +98,7 @@ final class ReactiveLockScope {
 			case EXCLUSIVE -> requested == LockMode.EXCLUSIVE;
 			case WRITE -> requested != LockMode.EXCLUSIVE;
 			case READ -> requested == LockMode.READ;
+			case PERMIT -> requested == LockMode.PERMIT;
 		};
 	}
 

@@ -192,6 +192,9 @@ final class LockHold {
 		/** The read side of a read/write lock, one hold per reader. */
 		static final String READ = "read";
 
+		/** A permit, one hold per holder. */
+		static final String PERMIT = "permit";
+
 	}
 
 }

@@ -37,7 +37,7 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
  *
  * @author redis-lock
  */
-abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWriteLockKind {
+abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWriteLockKind, PermitLockKind {
 
 	static final LockKind EXCLUSIVE = new ExclusiveLockKind();
 
@@ -58,15 +58,16 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 * The kinds that decode release messages, in order: kinds share channels, so a
 	 * message is told by its content, a marker first, else an exclusive owner token.
 	 */
-	private static final List<LockKind> BY_MESSAGE = List.of(FAIR, READ, EXCLUSIVE);
+	private static final List<LockKind> BY_MESSAGE = List.of(FAIR, READ, PermitLockKind.ONE, EXCLUSIVE);
 
 	private static final RedisScript<Long> LEASE_LEFT = LockScripts.script(Long.class, "lease-left.lua");
 
-	static LockKind of(LockMode mode, boolean fair) {
+	static LockKind of(LockMode mode, boolean fair, int limit) {
 		return switch (mode) {
 			case EXCLUSIVE -> fair ? FAIR : EXCLUSIVE;
 			case READ -> READ;
 			case WRITE -> WRITE;
+			case PERMIT -> PermitLockKind.limitedTo(limit);
 		};
 	}
 
@@ -87,7 +88,8 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 */
 	static long leaseLeft(LockScripts scripts, String name) {
 		Long reply = scripts.execute(ScriptCall.of(LEASE_LEFT,
-				List.of(scripts.lockKey(name), ReadWriteLockKind.readWriteKey(scripts, name))));
+				List.of(scripts.lockKey(name), ReadWriteLockKind.readWriteKey(scripts, name),
+						PermitLockKind.permitsKey(scripts, name))));
 		return (reply != null) ? reply : -2;
 	}
 
@@ -198,6 +200,14 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 */
 	boolean queues() {
 		return false;
+	}
+
+	/**
+	 * Whether waiters that take no place in line in Redis wait in arrival order in this
+	 * JVM, one asking at a time ({@link LocalLock}); else each asks Redis itself.
+	 */
+	boolean ordersWaitersHere() {
+		return !queues();
 	}
 
 	/** The key of the given thread's hold of a lock of this kind among the engine's. */

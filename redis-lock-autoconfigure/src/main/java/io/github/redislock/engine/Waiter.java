@@ -80,7 +80,7 @@ final class Waiter {
 
 	/** Whether it takes its turn in this JVM's order ({@link LocalLock}). */
 	boolean isOrderedHere() {
-		return !this.acquisition.kind().queues();
+		return this.acquisition.kind().ordersWaitersHere();
 	}
 
 	void signal() {

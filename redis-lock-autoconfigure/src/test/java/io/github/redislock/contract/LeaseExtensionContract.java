@@ -37,13 +37,17 @@ interface LeaseExtensionContract extends LockContract {
 		return List.of(LockRequest.of(name + ":exclusive").leaseTime(SHORT_LEASE),
 				LockRequest.of(name + ":fair").fair(true).leaseTime(SHORT_LEASE),
 				LockRequest.read(name + ":read").leaseTime(SHORT_LEASE),
-				LockRequest.write(name + ":write").leaseTime(SHORT_LEASE));
+				LockRequest.write(name + ":write").leaseTime(SHORT_LEASE),
+				LockRequest.permit(name + ":permit", 2).leaseTime(SHORT_LEASE));
 	}
 
 	/** A request that the given one's lock excludes. */
 	static LockRequest conflicting(LockRequest request) {
-		return (request.mode() == LockMode.EXCLUSIVE) ? LockRequest.of(request.key())
-				: LockRequest.write(request.key());
+		return switch (request.mode()) {
+			case EXCLUSIVE -> LockRequest.of(request.key());
+			case READ, WRITE -> LockRequest.write(request.key());
+			case PERMIT -> LockRequest.permit(request.key(), 1);
+		};
 	}
 
 	/** The Redis key that carries the lease of a request's lock. */
@@ -52,6 +56,7 @@ interface LeaseExtensionContract extends LockContract {
 		return switch (request.mode()) {
 			case EXCLUSIVE -> key;
 			case READ, WRITE -> key + ":rw";
+			case PERMIT -> key + ":permits";
 		};
 	}
 

@@ -85,7 +85,8 @@ final class LeastPrivilegedUser {
 	/** One request of each kind, each on a lock of its own. */
 	static List<LockRequest> everyKind(String name) {
 		return List.of(LockRequest.of(name + ":exclusive"), LockRequest.of(name + ":fair").fair(true),
-				LockRequest.read(name + ":read"), LockRequest.write(name + ":write"));
+				LockRequest.read(name + ":read"), LockRequest.write(name + ":write"),
+				LockRequest.permit(name + ":permit", 1));
 	}
 
 	/** A request that the given one's lock excludes, or that excludes it. */
@@ -94,6 +95,7 @@ final class LeastPrivilegedUser {
 			case EXCLUSIVE -> LockRequest.of(request.key()).fair(request.isFair());
 			case READ -> LockRequest.write(request.key());
 			case WRITE -> LockRequest.read(request.key());
+			case PERMIT -> LockRequest.permit(request.key(), request.limit());
 		};
 	}
 

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 abstract class LockContractTests implements ExclusiveLockContract, LockEdgeContract, LockWaitingContract,
 		LockLeaseContract, LockFencingContract, FairLockContract, ReadWriteLockContract, SharedReaderContract,
 		LockFuzzContract, JucLockContract, LeaseExtensionContract, ShutdownContract, ReactiveLockContract,
-		ReplayedCommandContract, LeastPrivilegeContract, BatchedRenewalContract {
+		ReplayedCommandContract, LeastPrivilegeContract, BatchedRenewalContract, PermitContract {
 
 	private LockFixture locks;
 

@@ -19,10 +19,10 @@ class LockKindTests {
 
 	@Test
 	void requestsMapToTheirKinds() {
-		assertThat(LockKind.of(LockMode.EXCLUSIVE, false)).isSameAs(LockKind.EXCLUSIVE);
-		assertThat(LockKind.of(LockMode.EXCLUSIVE, true)).isSameAs(LockKind.FAIR);
-		assertThat(LockKind.of(LockMode.READ, false)).isSameAs(LockKind.READ);
-		assertThat(LockKind.of(LockMode.WRITE, false)).isSameAs(LockKind.WRITE);
+		assertThat(LockKind.of(LockMode.EXCLUSIVE, false, 1)).isSameAs(LockKind.EXCLUSIVE);
+		assertThat(LockKind.of(LockMode.EXCLUSIVE, true, 1)).isSameAs(LockKind.FAIR);
+		assertThat(LockKind.of(LockMode.READ, false, 1)).isSameAs(LockKind.READ);
+		assertThat(LockKind.of(LockMode.WRITE, false, 1)).isSameAs(LockKind.WRITE);
 	}
 
 	@Test
