@@ -1,5 +1,5 @@
--- Gives back the caller's permit when it still holds it, and, when someone of another JVM may wait, publishes one
--- wake-up: each JVM that hears it wakes one waiter, the releasing JVM its own (its releasing thread does). Safe to run
+-- Gives back the caller's permit when it still holds it, deleting the key with the last holder, and, when someone of
+-- another JVM may wait, publishes one wake-up: each JVM that hears it wakes one waiter, the releasing JVM its own (its releasing thread does). Safe to run
 -- twice, as rw-release.lua: the same release run again reports the release, and one that finds nothing of the caller's
 -- leaves a mark of 0, so that the acquisition it gives back, should it reach Redis after this, is refused
 -- (permit-acquire.lua), and the same release run again still reports the loss.
@@ -26,14 +26,21 @@ end
 redis.call('hdel', KEYS[1], ARGV[1])
 redis.call('set', KEYS[2], 1, 'PX', ARGV[4])
 local own = '~' .. (string.match(ARGV[1], '^(.*):[^:]*$') or ARGV[1])
-local others = false
+local others, live = false, false
 local entries = redis.call('hgetall', KEYS[1])
 for i = 1, #entries, 2 do
-	local field = entries[i]
-	if string.sub(field, 1, 1) == '~' and field ~= own and tonumber(entries[i + 1]) > now then
-		others = true
-		break
+	local field, ends = entries[i], tonumber(entries[i + 1])
+	if ends > now then
+		if string.sub(field, 1, 1) ~= '~' then
+			live = true
+		elseif field ~= own then
+			others = true
+		end
 	end
+end
+if not live then
+	-- Nobody holds a permit: the waiting JVMs' notes go too, this release wakes them.
+	redis.call('del', KEYS[1])
 end
 if not others then
 	return 1

@@ -31,6 +31,10 @@ import io.github.redislock.faults.Nemesis.Fault;
  * <li>{@code overlap-without-cause}: two conflicting holds overlapped, the earlier was
  * told, yet between its grant and the later grant no fault deleted its key and its lease
  * could not have run out;</li>
+ * <li>for permits, the same two rules when a grant made more than
+ * {@link LockLossSettings#PERMIT_LIMIT} holds of a name overlap: each of the earliest
+ * holds beyond the limit, by token, must have been told and excused, counting holders
+ * told of a loss as holders until they closed;</li>
  * <li>{@code after-faults}: from {@link LockLossSettings#SETTLE} after the last fault, an
  * acquisition with the full wait not granted, or a hold lost or not released
  * cleanly;</li>
@@ -122,12 +126,20 @@ final class LockLossChecker {
 		}
 	}
 
-	/** Conflicting holds of a resource that overlapped, each pair judged once. */
+	/**
+	 * Conflicting holds of a resource that overlapped, each pair judged once; for
+	 * permits, the holds beyond the limit at each grant.
+	 */
 	private void checkOverlaps(List<Hold> resource) {
 		List<Hold> byGrant = resource.stream().sorted(Comparator.comparingLong(Hold::grantedMicros)).toList();
 		List<Hold> open = new ArrayList<>();
 		for (Hold hold : byGrant) {
 			open.removeIf((other) -> other.closeMicros() <= hold.grantedMicros());
+			if (hold.isPermit()) {
+				checkPermitLimit(open, hold);
+				open.add(hold);
+				continue;
+			}
 			for (Hold other : open) {
 				if (hold.conflictsWith(other)) {
 					judgeOverlap((other.token() < hold.token()) ? other : hold,
@@ -136,6 +148,22 @@ final class LockLossChecker {
 			}
 			open.add(hold);
 		}
+	}
+
+	/**
+	 * With the given grant, more holds than the limit may be open: the earliest of them
+	 * beyond the limit, by token, are the ones Redis must have lost.
+	 */
+	private void checkPermitLimit(List<Hold> open, Hold granted) {
+		int over = open.size() + 1 - LockLossSettings.PERMIT_LIMIT;
+		if (over <= 0) {
+			return;
+		}
+		count("grants of a permit with more than the limit open, judged");
+		open.stream()
+			.sorted(Comparator.comparingLong(Hold::token))
+			.limit(over)
+			.forEach((earlier) -> judgeOverlap(earlier, granted));
 	}
 
 	private void judgeOverlap(Hold earlier, Hold later) {

@@ -79,10 +79,15 @@ final class LockLossHistory {
 
 		/**
 		 * The resource the hold protects: exclusive and fair locks of a name share one
-		 * key; the read and write locks of the name have keys of their own ({@code :rw}).
+		 * key; the read and write locks of the name have keys of their own ({@code :rw}),
+		 * and so do its permits ({@code :permits}).
 		 */
 		String resource() {
-			return (isReadWrite() ? "rw '" : "lock '") + this.name + "'";
+			return (isPermit() ? "permits '" : isReadWrite() ? "rw '" : "lock '") + this.name + "'";
+		}
+
+		boolean isPermit() {
+			return this.kind.equals("P");
 		}
 
 		boolean isReadWrite() {
@@ -90,7 +95,8 @@ final class LockLossHistory {
 		}
 
 		boolean conflictsWith(Hold other) {
-			return resource().equals(other.resource()) && !(this.kind.equals("R") && other.kind.equals("R"));
+			return resource().equals(other.resource()) && !(this.kind.equals("R") && other.kind.equals("R"))
+					&& !isPermit();
 		}
 
 		String format() {

@@ -45,6 +45,11 @@ final class LockLossSettings {
 	 */
 	static final Duration SETTLE = Duration.ofSeconds(2);
 
+	/**
+	 * How many may hold a permit of a name at once, for the permits kind ({@code "P"}).
+	 */
+	static final int PERMIT_LIMIT = 2;
+
 	/** Control list: one exit token per node, once the test checked Redis. */
 	static final String EXIT = "lockloss:exit";
 

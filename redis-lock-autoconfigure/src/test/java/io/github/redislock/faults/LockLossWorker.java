@@ -27,14 +27,15 @@ import io.github.redislock.test.RedisCli;
 
 /**
  * A thread of a lock-loss node: locks the hot names over and over with a kind (exclusive,
- * fair, read, write), a lease (the watchdog's or a fixed one) and a caller (blocking, the
- * engine's asynchronous acquisition, the reactive template) drawn at random, holds each
- * for 0 to 1 ms, and records every acquisition. Right after each grant it reads Redis's
- * {@code TIME} on a connection of its own, the bound its token must meet.
+ * fair, read, write, permits), a lease (the watchdog's or a fixed one) and a caller
+ * (blocking, the engine's asynchronous acquisition, the reactive template) drawn at
+ * random, holds each for 0 to 1 ms, and records every acquisition. Right after each grant
+ * it reads Redis's {@code TIME} on a connection of its own, the bound its token must
+ * meet.
  */
 final class LockLossWorker implements Runnable {
 
-	private static final List<String> KINDS = List.of("X", "F", "R", "W");
+	private static final List<String> KINDS = List.of("X", "F", "R", "W", "P");
 
 	/** How long past its wait an acquisition may take before it counts as hung. */
 	private static final long HUNG_MILLIS = 30_000;
@@ -264,6 +265,7 @@ final class LockLossWorker implements Runnable {
 				case "X" -> LockRequest.of(this.lockName);
 				case "F" -> LockRequest.of(this.lockName).fair(true);
 				case "R" -> LockRequest.read(this.lockName);
+				case "P" -> LockRequest.permit(this.lockName, LockLossSettings.PERMIT_LIMIT);
 				default -> LockRequest.write(this.lockName);
 			};
 			if (this.leaseMillis > 0) {

@@ -14,14 +14,14 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Finds what still holds or queues for a lock in Redis once every node released and
- * closed: lock keys, fair queues, read/write holders and writer intents. Fence keys, the
- * tombstones of released exclusive locks and other bookkeeping that outlives a lock on
- * purpose do not count.
+ * closed: lock keys, fair queues, read/write holders, writer intents and permit holders.
+ * Fence keys, the tombstones of released exclusive locks and other bookkeeping that
+ * outlives a lock on purpose do not count.
  */
 final class NemesisLeftovers {
 
 	private static final List<String> LOCKING_SUFFIXES = List.of("}", "}:queue", "}:queue:deadlines", "}:rw",
-			"}:rw:writer");
+			"}:rw:writer", "}:permits");
 
 	private NemesisLeftovers() {
 	}
@@ -46,12 +46,19 @@ final class NemesisLeftovers {
 		}
 	}
 
+	/** Whether a permits hash lists a holder, not only the waiting JVMs' notes. */
+	private static boolean holdsPermits(RedisCli cli, String key) {
+		return ((List<?>) cli.command("HKEYS", key)).stream()
+			.anyMatch((field) -> !String.valueOf(field).startsWith("~"));
+	}
+
 	private static List<String> locked(RedisServer server) {
 		try (RedisCli cli = server.cli()) {
 			return cli.keys(NemesisSettings.KEY_PREFIX + "*")
 				.stream()
 				.filter((key) -> LOCKING_SUFFIXES.stream().anyMatch(key::endsWith))
 				.filter((key) -> !key.endsWith("}") || !LockKeyValues.isTombstone(cli.get(key)))
+				.filter((key) -> !key.endsWith("}:permits") || holdsPermits(cli, key))
 				.map((key) -> key + " (pttl " + cli.pttl(key) + " ms)")
 				.toList();
 		}
