@@ -12,10 +12,11 @@ import io.github.redislock.engine.RedisLockEngine;
 
 /**
  * Main class of a JVM that takes a lock and holds it, renewed by the watchdog, until it
- * is killed; run by {@link LockFaultTests} and {@link ReadWriteLockTests}. Arguments:
- * host, port, lock name, watchdog lease and renewal interval in milliseconds, and
- * optionally a {@link LockMode} (exclusive when absent). Prints
- * {@code TOKEN <fencing token>}, then {@code HELD} once it holds the lock.
+ * is killed; run by {@link LockFaultTests}, {@link ReadWriteLockTests} and
+ * {@link PermitCrashTests}. Arguments: host, port, lock name, watchdog lease and renewal
+ * interval in milliseconds, and optionally a {@link LockMode} (exclusive when absent)
+ * and, for permits, the limit. Prints {@code TOKEN <fencing token>}, then {@code HELD}
+ * once it holds the lock.
  */
 final class HoldingNode {
 
@@ -35,7 +36,8 @@ final class HoldingNode {
 		LockTemplate template = new LockTemplate(
 				new RedisLockEngine(factory, LockOptions.defaults().withWatchdog(lease, renewInterval)));
 		LockMode mode = (args.length > 5) ? LockMode.valueOf(args[5]) : LockMode.EXCLUSIVE;
-		LockHandle handle = template.lock(LockRequest.of(key).mode(mode));
+		int limit = (args.length > 6) ? Integer.parseInt(args[6]) : 1;
+		LockHandle handle = template.lock(LockRequest.of(key).mode(mode).limit(limit));
 		System.out.println("TOKEN " + handle.fencingToken());
 		System.out.println("HELD");
 		System.out.flush();
