@@ -32,4 +32,10 @@ interface ReplayedCommandContract extends LockContract {
 		new ReplayedCommands(locks(), executor()).exercise(LockMode.WRITE, false);
 	}
 
+	/** Permits with a limit of 1, so that two holders at once are an overlap. */
+	@Test
+	default void permitsSurviveRepliesLostAndCommandsReplayed() throws Exception {
+		new ReplayedCommands(locks(), executor()).exercise(LockMode.PERMIT, false);
+	}
+
 }

@@ -104,10 +104,10 @@ final class ReplayedCommands {
 		for (int i = 0; i < KEYS; i++) {
 			String key = "key-" + i;
 			await().atMost(Duration.ofSeconds(10))
-				.untilAsserted(
-						() -> assertThat(held(key) + existing(key, lockKey(key) + ":rw", lockKey(key) + ":rw:writer"))
-							.as("lock state of %s", key)
-							.isZero());
+				.untilAsserted(() -> assertThat(held(key)
+						+ existing(key, lockKey(key) + ":rw", lockKey(key) + ":rw:writer", lockKey(key) + ":permits"))
+					.as("lock state of %s", key)
+					.isZero());
 		}
 	}
 
