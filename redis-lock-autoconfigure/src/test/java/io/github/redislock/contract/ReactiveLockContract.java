@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -90,6 +91,25 @@ interface ReactiveLockContract extends LockContract {
 		}
 		assertThat(sections.overlaps(true)).isEmpty();
 		assertThat(sections.tokenInversions(true)).isEmpty();
+	}
+
+	@Test
+	default void reactivePermitsAdmitAtMostTheLimitAcrossNodes() {
+		List<Node> nodes = List.of(node(), node());
+		LockRequest request = LockRequest.permit("reactive-permits", 3).waitTime(LONG_WAIT);
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger peak = new AtomicInteger();
+		Mono<Integer> work = Mono.defer(() -> {
+			peak.accumulateAndGet(inside.incrementAndGet(), Math::max);
+			// Long enough that the three permits are held together, every time.
+			return Mono.delay(Duration.ofMillis(20)).map((tick) -> inside.getAndDecrement());
+		});
+		long done = Flux.range(0, 30)
+			.flatMap((i) -> nodes.get(i % 2).reactive().execute(request, work))
+			.count()
+			.block(LONG_WAIT);
+		assertThat(done).isEqualTo(30);
+		assertThat(peak.get()).isEqualTo(3);
 	}
 
 	@Test
