@@ -3,8 +3,10 @@ package io.github.redislock.engine;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.LockMode;
 import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
 import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
@@ -66,6 +68,11 @@ final class PermitLockKind extends LockKind {
 		return this.limit;
 	}
 
+	@Override
+	LockMode mode() {
+		return LockMode.PERMIT;
+	}
+
 	/** Key holding the holders and the JVMs that wait. */
 	static String permitsKey(LockScripts scripts, String name) {
 		return scripts.key(name, ":permits");
@@ -81,10 +88,9 @@ final class PermitLockKind extends LockKind {
 	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
 		String name = acquisition.key();
 		long waitLeftMillis = Math.max(0, (acquisition.deadlineNanos() - System.nanoTime()) / 1_000_000);
-		return ScriptCall.of(ACQUIRE, List.of(permitsKey(scripts, name), scripts.fenceKey(name)),
-				acquisition.owner(), Integer.toString(this.limit), Long.toString(acquisition.leaseMillis()),
-				FENCE_RETENTION_MILLIS, Long.toString(waitLeftMillis), channel(scripts.prefix(), name),
-				scripts.publishCommand());
+		return ScriptCall.of(ACQUIRE, List.of(permitsKey(scripts, name), scripts.fenceKey(name)), acquisition.owner(),
+				Integer.toString(this.limit), Long.toString(acquisition.leaseMillis()), FENCE_RETENTION_MILLIS,
+				Long.toString(waitLeftMillis), channel(scripts.prefix(), name), scripts.publishCommand());
 	}
 
 	@Override
