@@ -19,6 +19,17 @@ public interface LockDiagnostics {
 	int heldCount();
 
 	/**
+	 * Return how many locks of the given mode this JVM holds through the engine now: with
+	 * {@link LockMode#PERMIT}, how many permits. The default counts the entries of a
+	 * {@link #snapshot()}.
+	 * @param mode the mode to count
+	 * @return the number of held locks of that mode
+	 */
+	default int heldCount(LockMode mode) {
+		return (int) snapshot().held().stream().filter((lock) -> lock.mode() == mode).count();
+	}
+
+	/**
 	 * Return how many leases the watchdog renews now.
 	 * @return the number of renewed holds
 	 */
@@ -31,6 +42,21 @@ public interface LockDiagnostics {
 	 * @return the number of waiting threads
 	 */
 	int waiterCount();
+
+	/**
+	 * Return how many threads wait for locks of the given mode through the engine now:
+	 * with {@link LockMode#PERMIT}, how many wait for a permit. Counted as
+	 * {@link #waiterCount()}; the default sums the entries of a {@link #snapshot()}.
+	 * @param mode the mode to count
+	 * @return the number of threads waiting for that mode
+	 */
+	default int waiterCount(LockMode mode) {
+		return snapshot().awaited()
+			.stream()
+			.filter((lock) -> lock.mode() == mode)
+			.mapToInt(LockSnapshot.AwaitedLock::waiters)
+			.sum();
+	}
 
 	/**
 	 * Return how many waiting threads are asleep now, parked until a release message, a
@@ -71,7 +97,7 @@ public interface LockDiagnostics {
 
 	/**
 	 * Return the locks the engine holds and the locks its threads wait for now, by lock
-	 * name.
+	 * name and {@link LockMode mode}.
 	 * @return a snapshot of the held and awaited locks
 	 */
 	LockSnapshot snapshot();

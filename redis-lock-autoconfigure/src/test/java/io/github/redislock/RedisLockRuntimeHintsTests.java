@@ -89,7 +89,7 @@ class RedisLockRuntimeHintsTests {
 		assertThat(invocable(RedisLocksEndpoint.class.getMethod("locks"))).accepts(hints);
 		Stream
 			.of(RedisLocksEndpoint.RedisLocksDescriptor.class, RedisLocksEndpoint.HeldLockDescriptor.class,
-					RedisLocksEndpoint.AwaitedLockDescriptor.class)
+					RedisLocksEndpoint.AwaitedLockDescriptor.class, RedisLocksEndpoint.PermitsDescriptor.class)
 			.flatMap((type) -> Stream.of(type.getRecordComponents()))
 			.map(RecordComponent::getAccessor)
 			.forEach((accessor) -> assertThat(invocable(accessor)).as(accessor.toString()).accepts(hints));

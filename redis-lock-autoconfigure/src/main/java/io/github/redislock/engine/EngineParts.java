@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.redislock.LockDiagnostics;
+import io.github.redislock.LockMode;
 import io.github.redislock.LockObserver;
 import io.github.redislock.LockOptions;
 import io.github.redislock.LockShutdownException;
@@ -170,6 +171,18 @@ final class EngineParts implements LockDiagnostics {
 		return this.locks.holdCount();
 	}
 
+	/** Walks the holds, as {@link #snapshot()} does, without building its entries. */
+	@Override
+	public int heldCount(LockMode mode) {
+		int count = 0;
+		for (LockHold hold : this.locks.holds()) {
+			if (!hold.isReleased() && hold.lease().kind().mode() == mode) {
+				count++;
+			}
+		}
+		return count;
+	}
+
 	@Override
 	public int renewedCount() {
 		Running parts = this.running;
@@ -179,6 +192,11 @@ final class EngineParts implements LockDiagnostics {
 	@Override
 	public int waiterCount() {
 		return this.subscriptions.waiterCount();
+	}
+
+	@Override
+	public int waiterCount(LockMode mode) {
+		return this.subscriptions.waiterCount(mode);
 	}
 
 	@Override
@@ -209,14 +227,16 @@ final class EngineParts implements LockDiagnostics {
 			if (!hold.isReleased()) {
 				Thread owner = hold.ownerThread();
 				LockLease lease = hold.lease();
-				held.add(new HeldLock(hold.key(), (owner != null) ? owner.getName() : null,
+				held.add(new HeldLock(hold.key(), lease.kind().mode(), (owner != null) ? owner.getName() : null,
 						Instant.ofEpochMilli(hold.acquiredAtMillis()), Duration.ofNanos(lease.expiresAtNanos() - now),
 						lease.isRenewed(), hold.fencingToken(), lease.isLost()));
 			}
 		}
 		List<AwaitedLock> awaited = new ArrayList<>();
-		this.subscriptions.forEachWaited((channel, waiters) -> awaited
-			.add(new AwaitedLock(this.scripts.nameOfReleaseChannel(channel), waiters)));
+		// A channel per lock state: the permits of a name have one of their own, and the
+		// readers and writers of a read/write lock share one, told apart by mode.
+		this.subscriptions.forEachWaited((channel, mode, waiters) -> awaited
+			.add(new AwaitedLock(this.scripts.nameOfReleaseChannel(channel), mode, waiters)));
 		return new LockSnapshot(List.copyOf(held), List.copyOf(awaited));
 	}
 

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.LockMode;
 import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
 import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
@@ -31,6 +32,11 @@ final class ExclusiveLockKind extends LockKind {
 	private final RedisScript<List> acquire = LockScripts.script(List.class, "lock-key.lua", "acquire.lua");
 
 	private final RedisScript<Long> release = LockScripts.script(Long.class, "lock-key.lua", "release.lua");
+
+	@Override
+	LockMode mode() {
+		return LockMode.EXCLUSIVE;
+	}
 
 	/**
 	 * How long a released lock's tombstone lasts, in milliseconds: as long as its fencing

@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.LockMode;
 import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
 import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
@@ -37,6 +38,12 @@ final class FairLockKind extends LockKind {
 	private final RedisScript<Long> release = LockScripts.script(Long.class, "fair-release.lua");
 
 	private final RedisScript<Long> leave = LockScripts.script(Long.class, "fair-leave.lua");
+
+	/** An exclusive lock whose waiters take turns: fairness is not a mode. */
+	@Override
+	LockMode mode() {
+		return LockMode.EXCLUSIVE;
+	}
 
 	/** Queue of the waiters, in arrival order. */
 	static String queueKey(LockScripts scripts, String name) {

@@ -9,6 +9,8 @@ import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.LockMode;
+
 /**
  * Everything this JVM knows of one lock: its holds, its waiters in arrival order, whether
  * it yields the lock to other JVMs, and its release channel's subscription. One per
@@ -256,6 +258,14 @@ final class LocalLock {
 
 	synchronized int waiterCount() {
 		return (this.queue != null) ? this.queue.size() : 0;
+	}
+
+	/**
+	 * The waiters of one mode: a channel's waiters may differ in mode, as the readers and
+	 * the writers of a read/write lock share theirs.
+	 */
+	synchronized int waiterCount(LockMode mode) {
+		return (this.queue != null) ? (int) this.queue.stream().filter((waiter) -> waiter.mode() == mode).count() : 0;
 	}
 
 	synchronized int sleepingCount() {

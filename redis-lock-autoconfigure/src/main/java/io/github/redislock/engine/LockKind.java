@@ -92,6 +92,12 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 		return (reply != null) ? reply : -2;
 	}
 
+	/**
+	 * The mode a hold or a waiter of this kind is reported as in diagnostics: a fair lock
+	 * is an {@link LockMode#EXCLUSIVE} one.
+	 */
+	abstract LockMode mode();
+
 	String channel(String prefix, String name) {
 		return LockScripts.key(prefix, name, ":released");
 	}

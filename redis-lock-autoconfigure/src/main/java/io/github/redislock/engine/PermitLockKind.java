@@ -3,8 +3,10 @@ package io.github.redislock.engine;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.LockMode;
 import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
 import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
@@ -64,6 +66,11 @@ final class PermitLockKind extends LockKind {
 
 	int limit() {
 		return this.limit;
+	}
+
+	@Override
+	LockMode mode() {
+		return LockMode.PERMIT;
 	}
 
 	/** Key holding the holders and the JVMs that wait. */

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.LockMode;
 import io.github.redislock.engine.ReleaseSubscriptions.WakeUp;
 import io.github.redislock.engine.ScriptCommands.ScriptCall;
 
@@ -97,6 +98,11 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		}
 
 		@Override
+		LockMode mode() {
+			return LockMode.READ;
+		}
+
+		@Override
 		LockHold.Key holdKey(String name, @Nullable Thread thread) {
 			return new LockHold.Key(name, LockHold.Key.READ, thread);
 		}
@@ -125,6 +131,11 @@ abstract sealed class ReadWriteLockKind extends LockKind permits ReadWriteLockKi
 		@Override
 		String side() {
 			return "write";
+		}
+
+		@Override
+		LockMode mode() {
+			return LockMode.WRITE;
 		}
 
 		@Override

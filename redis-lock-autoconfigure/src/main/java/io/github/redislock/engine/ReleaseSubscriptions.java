@@ -8,7 +8,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.ObjIntConsumer;
 import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 
@@ -17,6 +16,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.log.LogMessage;
 
+import io.github.redislock.LockMode;
 import io.github.redislock.SubscriptionStatus;
 
 /**
@@ -219,6 +219,11 @@ final class ReleaseSubscriptions implements AutoCloseable {
 		return count(LocalLock::waiterCount);
 	}
 
+	/** Number of threads waiting for locks of the given mode, for diagnostics. */
+	int waiterCount(LockMode mode) {
+		return count((lock) -> lock.waiterCount(mode));
+	}
+
 	/** Number of threads asleep now, for diagnostics and tests awaiting a last try. */
 	int sleepingWaiterCount() {
 		return count(LocalLock::sleepingCount);
@@ -228,12 +233,19 @@ final class ReleaseSubscriptions implements AutoCloseable {
 		return this.channels.values().stream().mapToInt(counted).sum();
 	}
 
-	/** Report each channel that has waiters now, with their number, for diagnostics. */
-	void forEachWaited(ObjIntConsumer<String> action) {
+	/**
+	 * Report each channel that has waiters now, with their number per mode (a channel
+	 * carries both sides of a read/write lock), for diagnostics.
+	 */
+	void forEachWaited(WaitedChannel action) {
 		this.channels.forEach((channel, lock) -> {
-			int size = lock.waiterCount();
-			if (size > 0) {
-				action.accept(channel, size);
+			if (lock.waiterCount() > 0) {
+				for (LockMode mode : LockMode.values()) {
+					int size = lock.waiterCount(mode);
+					if (size > 0) {
+						action.accept(channel, mode, size);
+					}
+				}
 			}
 		});
 	}
@@ -288,6 +300,14 @@ final class ReleaseSubscriptions implements AutoCloseable {
 		public String toString() {
 			return this.description;
 		}
+
+	}
+
+	/** Receives a channel's waiters of one mode ({@link #forEachWaited}). */
+	@FunctionalInterface
+	interface WaitedChannel {
+
+		void accept(String channel, LockMode mode, int waiters);
 
 	}
 

@@ -5,6 +5,8 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.LockMode;
+
 /**
  * A thread waiting for a lock, or a pending acquisition ({@link PendingAcquisition}),
  * queued in its channel's {@link LocalLock}.
@@ -76,6 +78,11 @@ final class Waiter {
 	/** The owner token the waiter asks under, which a fair lock's wake-up names. */
 	String owner() {
 		return this.acquisition.owner();
+	}
+
+	/** The mode it waits for, as diagnostics report it. */
+	LockMode mode() {
+		return this.acquisition.kind().mode();
 	}
 
 	/** Whether it takes its turn in this JVM's order ({@link LocalLock}). */

@@ -127,11 +127,14 @@ class ApplicationLockOperationsTests {
 		});
 	}
 
-	/** The engine's gauge of held locks, bound as a meter registry would bind it. */
+	/**
+	 * The engine's gauge of held exclusive locks, bound as a meter registry would bind
+	 * it.
+	 */
 	private static double holdsGauge(AssertableApplicationContext context) {
 		MeterRegistry registry = new SimpleMeterRegistry();
 		context.getBean(LockEngineMetrics.class).bindTo(registry);
-		return registry.get("redis.lock.holds").gauge().value();
+		return registry.get("redis.lock.holds").tag("mode", "exclusive").gauge().value();
 	}
 
 	private Set<String> keys(String pattern) {

@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -105,11 +106,38 @@ class LockMetricsTests {
 				this.executor);
 		await().atMost(TIMEOUT).until(() -> gauge("redis.lock.waiters") == 1);
 		assertThat(gauge("redis.lock.holds")).isEqualTo(2);
+		assertThat(gauge("redis.lock.holds", "exclusive")).isEqualTo(2);
+		assertThat(gauge("redis.lock.waiters", "exclusive")).isOne();
+		assertThat(gauge("redis.lock.holds", "permit")).isZero();
 		first.close();
 		waiter.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).close();
 		second.close();
 		assertThat(gauge("redis.lock.holds")).isZero();
 		assertThat(gauge("redis.lock.waiters")).isZero();
+	}
+
+	@Test
+	void gaugesTellHeldAndAwaitedPermitsFromLocks() throws Exception {
+		assertThat(this.registry.get("redis.lock.holds").gauges()).extracting((gauge) -> gauge.getId().getTag("mode"))
+			.containsExactlyInAnyOrder("exclusive", "read", "write", "permit");
+		LockHandle lock = this.template.lock("order:1");
+		LockHandle first = this.template.lock(LockRequest.permit("exports", 2).reentrant(false));
+		LockHandle second = this.template.lock(LockRequest.permit("exports", 2).reentrant(false));
+		CompletableFuture<LockHandle> waiter = CompletableFuture
+			.supplyAsync(() -> this.template.lock(LockRequest.permit("exports", 2).waitTime(TIMEOUT)), this.executor);
+		await().atMost(TIMEOUT).until(() -> gauge("redis.lock.waiters", "permit") == 1);
+		assertThat(gauge("redis.lock.holds", "permit")).isEqualTo(2);
+		assertThat(gauge("redis.lock.holds", "exclusive")).isOne();
+		assertThat(gauge("redis.lock.waiters", "exclusive")).isZero();
+		assertThat(gauge("redis.lock.holds")).isEqualTo(3);
+		first.close();
+		LockHandle granted = waiter.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+		assertThat(gauge("redis.lock.waiters", "permit")).isZero();
+		assertThat(gauge("redis.lock.holds", "permit")).isEqualTo(2);
+		granted.close();
+		second.close();
+		lock.close();
+		assertThat(gauge("redis.lock.holds")).isZero();
 	}
 
 	@Test
@@ -146,8 +174,13 @@ class LockMetricsTests {
 		assertThat(LockKeyValues.holder(this.cli, "redis-lock:{order:7}")).isNull();
 	}
 
+	/** The sum of the gauges of the name, of every mode when tagged by mode. */
 	private double gauge(String name) {
-		return this.registry.get(name).gauge().value();
+		return this.registry.get(name).gauges().stream().mapToDouble(Gauge::value).sum();
+	}
+
+	private double gauge(String name, String mode) {
+		return this.registry.get(name).tag("mode", mode).gauge().value();
 	}
 
 	private double renewals(String outcome) {

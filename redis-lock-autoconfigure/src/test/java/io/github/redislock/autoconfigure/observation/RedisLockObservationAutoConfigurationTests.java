@@ -163,7 +163,7 @@ class RedisLockObservationAutoConfigurationTests {
 				context.getBean(LockEngineMetrics.class).bindTo(registry);
 				LockTemplate template = context.getBean(LockTemplate.class);
 				template.run("order:42", () -> {
-					assertThat(registry.get("redis.lock.holds").gauge().value()).isOne();
+					assertThat(registry.get("redis.lock.holds").tag("mode", "exclusive").gauge().value()).isOne();
 					await().atMost(Duration.ofSeconds(5))
 						.until(() -> registry.find("redis.lock.renewals")
 							.tag("lock.name", "order:*")
