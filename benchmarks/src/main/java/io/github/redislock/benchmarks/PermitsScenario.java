@@ -102,6 +102,7 @@ final class PermitsScenario {
 			.put("opsPerSecond", measured / (duration.toNanos() / 1e9))
 			.put("peakHolders", peak)
 			.put("permitsBusy", (double) held / duration.toNanos())
+			.put("holdMeanMicros", held / 1e3 / Math.max(1, measured))
 			.put("waitP50Micros", waits.percentile(0.50) / 1e3)
 			.put("waitP99Micros", waits.percentile(0.99) / 1e3)
 			.put("waitMaxMicros", waits.max() / 1e3)

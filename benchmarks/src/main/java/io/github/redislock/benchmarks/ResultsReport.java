@@ -132,7 +132,9 @@ final class ResultsReport {
 				+ "highest count an INCR answered, warm-up included: the holders of both JVMs at once, which must "
 				+ "never exceed " + PermitsRun.LIMIT + " (the scenario fails if it does). Permits busy is the time "
 				+ "permits were held over the measured window, at most " + PermitsRun.LIMIT + ": with the hold "
-				+ "fixed, what ops/s lacks of the permits' ceiling is in the hand-overs. Wait is from the request to "
+				+ "fixed, what ops/s lacks of the permits' ceiling is in the hand-overs. Hold is the mean time from a grant to "
+				+ "the end of its DECR: " + PermitsRun.HOLD.toMillis() + " ms and the checker's commands, longer on a "
+				+ "busy machine, where the threads wake late. Wait is from the request to "
 				+ "the grant. redis-lock takes LockRequest.permit(key, " + PermitsRun.LIMIT + ") with its default "
 				+ "lease, renewed by the watchdog; Redisson RPermitExpirableSemaphore (trySetPermits once) a permit "
 				+ "with a 30 s lease, given back by its id; Redisson RSemaphore (trySetPermits once) acquires and "
@@ -326,8 +328,9 @@ final class ResultsReport {
 
 	private MarkdownTable permits() {
 		MarkdownTable table = new MarkdownTable("Implementation", "ops/s", "vs best", "ops per JVM", "peak holders",
-				"permits busy", "wait p50 ms", "p99 ms", "max ms", "ops/thread min–max", "spread", "client CPU µs/acq",
-				"Redis CPU µs/acq", "round trips/acq", "all commands/acq", "commands per acquisition");
+				"permits busy", "hold ms", "wait p50 ms", "p99 ms", "max ms", "ops/thread min–max", "spread",
+				"client CPU µs/acq", "Redis CPU µs/acq", "round trips/acq", "all commands/acq",
+				"commands per acquisition");
 		double best = best(succeeded(Scenario.PERMITS), (run) -> run.getDouble("opsPerSecond"));
 		rows(table, Scenario.PERMITS, (implementation, run) -> {
 			CommandCounts commands = CommandCounts.readFrom(run);
@@ -335,6 +338,7 @@ final class ResultsReport {
 			table.row(implementation.title(Scenario.PERMITS.kind()), MarkdownTable.count(run.getDouble("opsPerSecond")),
 					MarkdownTable.ratio(run.getDouble("opsPerSecond") / best), run.get("perJvm"),
 					run.get("peakHolders") + " of " + PermitsRun.LIMIT, Figures.decimal(run.getDouble("permitsBusy")),
+					MarkdownTable.millis(run.getDouble("holdMeanMicros")),
 					MarkdownTable.millis(run.getDouble("waitP50Micros")),
 					MarkdownTable.millis(run.getDouble("waitP99Micros")),
 					MarkdownTable.millis(run.getDouble("waitMaxMicros")),
