@@ -76,7 +76,7 @@ public final class Benchmarks {
 	 * next one.
 	 */
 	private static Figures run(Scenario scenario, ScenarioContext context) {
-		System.out.printf("%-18s %-34s ", scenario.id(), context.implementation().title());
+		System.out.printf("%-18s %-34s ", scenario.id(), context.implementation().title(scenario.kind()));
 		long start = System.nanoTime();
 		Figures figures;
 		String output;

@@ -60,6 +60,16 @@ record CommandCounts(Map<String, Long> calls) {
 		return new CommandCounts(result);
 	}
 
+	/**
+	 * The counts without a command at all: one only the scenario sends, whose calls at
+	 * the edges of the window {@link #minus} would leave behind as a remainder.
+	 */
+	CommandCounts without(String name) {
+		Map<String, Long> result = new TreeMap<>(this.calls);
+		result.remove(name);
+		return new CommandCounts(result);
+	}
+
 	long total() {
 		return this.calls.values().stream().mapToLong(Long::longValue).sum();
 	}

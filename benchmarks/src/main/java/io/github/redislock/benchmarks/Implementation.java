@@ -26,8 +26,17 @@ enum Implementation {
 	REDIS_LOCK_REGISTRY("redis-lock DistributedLockRegistry", DistributedLockRegistryClient::new,
 			EnumSet.of(Kind.EXCLUSIVE, Kind.WATCHDOG)),
 
-	/** Redisson's {@code RLock}, {@code RFairLock} and {@code RReadWriteLock}. */
+	/**
+	 * Redisson's {@code RLock}, {@code RFairLock}, {@code RReadWriteLock} and, for
+	 * permits, {@code RPermitExpirableSemaphore}.
+	 */
 	REDISSON("Redisson RLock", RedissonLockClient::new, EnumSet.allOf(Kind.class)),
+
+	/**
+	 * Redisson's {@code RSemaphore}: permits only, no lock, so that only the scenarios of
+	 * permits run it and no other names it as skipped.
+	 */
+	REDISSON_SEMAPHORE("Redisson RSemaphore", RedissonSemaphoreClient::new, EnumSet.of(Kind.PERMIT)),
 
 	/**
 	 * This project's {@code ReactiveLockTemplate}: reactive chains in place of threads,
@@ -106,7 +115,11 @@ enum Implementation {
 				case EXCLUSIVE, WATCHDOG -> this.title;
 				case FAIR -> "Redisson RFairLock";
 				case READ_WRITE -> "Redisson RReadWriteLock";
+				case PERMIT -> "Redisson RPermitExpirableSemaphore";
 			};
+		}
+		if (this == REDIS_LOCK && kind == Kind.PERMIT) {
+			return "redis-lock LockRequest.permit";
 		}
 		return this.title;
 	}
@@ -142,6 +155,14 @@ enum Implementation {
 	 */
 	boolean isReactive() {
 		return this == REDIS_LOCK_REACTIVE || this == REDISSON_REACTIVE;
+	}
+
+	/**
+	 * Whether this has permits only, no lock: only the scenarios of permits run it, and
+	 * no other names it as skipped.
+	 */
+	boolean isPermitsOnly() {
+		return this == REDISSON_SEMAPHORE;
 	}
 
 	/**

@@ -65,6 +65,19 @@ interface LockClient extends AutoCloseable {
 	}
 
 	/**
+	 * Take one of the given number of permits of the name, waiting as long as it takes
+	 * (up to {@link #WAIT_LIMIT}): at most {@code limit} holders at once, across every
+	 * JVM.
+	 * @param key the name the permits share
+	 * @param limit how many may hold a permit at once, the same on every call of the name
+	 * @return what releases the permit, to be called by the same thread
+	 * @throws UnsupportedOperationException if the implementation has no permits
+	 */
+	default Release acquirePermit(String key, int limit) {
+		throw unsupported(Kind.PERMIT);
+	}
+
+	/**
 	 * Take the lock of the given name with no fixed lease, so that the implementation's
 	 * watchdog renews it for as long as it is held, waiting as long as it takes (up to
 	 * {@link #WAIT_LIMIT}).
@@ -147,7 +160,13 @@ interface LockClient extends AutoCloseable {
 		 * An exclusive lock with no fixed lease, renewed by the implementation's watchdog
 		 * for as long as it is held: {@link #acquireRenewed}.
 		 */
-		WATCHDOG("watchdog");
+		WATCHDOG("watchdog"),
+
+		/**
+		 * One of a limited number of permits of a name, held by as many at once:
+		 * {@link #acquirePermit}.
+		 */
+		PERMIT("permits");
 
 		private final String description;
 

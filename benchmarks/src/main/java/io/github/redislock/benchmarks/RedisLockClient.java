@@ -60,6 +60,12 @@ final class RedisLockClient implements LockClient {
 		return lock(LockRequest.write(key));
 	}
 
+	/** A permit with the default lease, which the watchdog renews while it is held. */
+	@Override
+	public Release acquirePermit(String key, int limit) {
+		return lock(LockRequest.permit(key, limit));
+	}
+
 	@Override
 	public Renewed acquireRenewed(String key) {
 		// No lease time, none in the default options either: the watchdog renews it

@@ -1,22 +1,29 @@
 package io.github.redislock.benchmarks;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
+import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Redisson: {@code RLock}, {@code RFairLock} and the two sides of {@code RReadWriteLock}
- * from a client with the default single-server configuration (its own Netty connections,
- * watchdog renewal of a 30 second lease).
+ * Redisson: {@code RLock}, {@code RFairLock}, the two sides of {@code RReadWriteLock} and
+ * permits of an {@code RPermitExpirableSemaphore} from a client with the default
+ * single-server configuration (its own Netty connections, watchdog renewal of a 30 second
+ * lease).
  */
 final class RedissonLockClient implements LockClient {
 
 	private final RedissonClient redisson;
+
+	/** The semaphores whose permits were set, by name: each is set once. */
+	private final Map<String, RPermitExpirableSemaphore> semaphores = new ConcurrentHashMap<>();
 
 	RedissonLockClient(String host, int port) {
 		Config config = new Config();
@@ -47,6 +54,35 @@ final class RedissonLockClient implements LockClient {
 	@Override
 	public Release acquireWrite(String key) {
 		return lock(this.redisson.getReadWriteLock(key).writeLock(), null);
+	}
+
+	/**
+	 * A permit of an {@code RPermitExpirableSemaphore}, whose permits this client sets
+	 * with {@code trySetPermits} the first time it meets the name (a no-op when another
+	 * JVM set them first). The semaphore has no watchdog: each permit is taken with a
+	 * lease of {@code lockWatchdogTimeout} (30 s), as long as the lease Redisson's locks
+	 * hold between renewals, and released by its permit id.
+	 */
+	@Override
+	public Release acquirePermit(String key, int limit) {
+		RPermitExpirableSemaphore semaphore = this.semaphores.computeIfAbsent(key, (name) -> {
+			RPermitExpirableSemaphore created = this.redisson.getPermitExpirableSemaphore(name);
+			created.trySetPermits(limit);
+			return created;
+		});
+		String permitId;
+		try {
+			permitId = semaphore.tryAcquire(WAIT_LIMIT.toMillis(), this.redisson.getConfig().getLockWatchdogTimeout(),
+					TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for a permit of '" + key + "'", ex);
+		}
+		if (permitId == null) {
+			throw new IllegalStateException("Redisson did not grant a permit of '" + key + "' within " + WAIT_LIMIT);
+		}
+		return () -> semaphore.release(permitId);
 	}
 
 	/**

@@ -125,6 +125,21 @@ final class ResultsReport {
 						+ "open, after each half of the keys: retained per key is the growth over the second half, "
 						+ "noise the spread of three readings.");
 		manyHeld(text, settings);
+		section(text, Scenario.PERMITS, permits(), "2 JVMs x " + settings.hotKeyThreads() + " threads share "
+				+ PermitsRun.LIMIT + " permits of one name. Each takes a permit, counts itself in with an INCR of a "
+				+ "Redis counter, holds the permit until " + PermitsRun.HOLD.toMillis() + " ms after its grant, counts "
+				+ "itself out with a DECR and gives the permit back, at once taking the next. Peak holders is the "
+				+ "highest count an INCR answered, warm-up included: the holders of both JVMs at once, which must "
+				+ "never exceed " + PermitsRun.LIMIT + " (the scenario fails if it does). Permits busy is the time "
+				+ "permits were held over the measured window, at most " + PermitsRun.LIMIT + ": with the hold "
+				+ "fixed, what ops/s lacks of the permits' ceiling is in the hand-overs. Hold is the mean time from a grant to "
+				+ "the end of its DECR: " + PermitsRun.HOLD.toMillis() + " ms and the checker's commands, longer on a "
+				+ "busy machine, where the threads wake late. Wait is from the request to "
+				+ "the grant. redis-lock takes LockRequest.permit(key, " + PermitsRun.LIMIT + ") with its default "
+				+ "lease, renewed by the watchdog; Redisson RPermitExpirableSemaphore (trySetPermits once) a permit "
+				+ "with a 30 s lease, given back by its id; Redisson RSemaphore (trySetPermits once) acquires and "
+				+ "releases a count with no lease or owner. Commands leave out the checker's INCR and DECR; CPU is "
+				+ "that of both client JVMs (checker included) and of redis-server." + skipped(Scenario.PERMITS));
 		return text.toString();
 	}
 
@@ -302,6 +317,32 @@ final class ResultsReport {
 					MarkdownTable.millis(run.getDouble("writeWaitP50Micros")),
 					MarkdownTable.millis(run.getDouble("writeWaitP99Micros")),
 					MarkdownTable.millis(run.getDouble("writeWaitMaxMicros")),
+					MarkdownTable.micros(run.getDouble("clientCpuMicros") / operations),
+					MarkdownTable.micros(run.getDouble("redisCpuMicros") / operations),
+					Figures.decimal(commands.roundTrips(CommandCounts.readShares(run), implementation.directCommands())
+							/ operations),
+					Figures.decimal((double) commands.total() / operations), commands.perOperation(operations));
+		});
+		return table;
+	}
+
+	private MarkdownTable permits() {
+		MarkdownTable table = new MarkdownTable("Implementation", "ops/s", "vs best", "ops per JVM", "peak holders",
+				"permits busy", "hold ms", "wait p50 ms", "p99 ms", "max ms", "ops/thread min–max", "spread",
+				"client CPU µs/acq", "Redis CPU µs/acq", "round trips/acq", "all commands/acq",
+				"commands per acquisition");
+		double best = best(succeeded(Scenario.PERMITS), (run) -> run.getDouble("opsPerSecond"));
+		rows(table, Scenario.PERMITS, (implementation, run) -> {
+			CommandCounts commands = CommandCounts.readFrom(run);
+			long operations = Math.max(1, run.getLong("operations"));
+			table.row(implementation.title(Scenario.PERMITS.kind()), MarkdownTable.count(run.getDouble("opsPerSecond")),
+					MarkdownTable.ratio(run.getDouble("opsPerSecond") / best), run.get("perJvm"),
+					run.get("peakHolders") + " of " + PermitsRun.LIMIT, Figures.decimal(run.getDouble("permitsBusy")),
+					MarkdownTable.millis(run.getDouble("holdMeanMicros")),
+					MarkdownTable.millis(run.getDouble("waitP50Micros")),
+					MarkdownTable.millis(run.getDouble("waitP99Micros")),
+					MarkdownTable.millis(run.getDouble("waitMaxMicros")),
+					run.get("perThreadMin") + "–" + run.get("perThreadMax"), percent(run.getDouble("perThreadSpread")),
 					MarkdownTable.micros(run.getDouble("clientCpuMicros") / operations),
 					MarkdownTable.micros(run.getDouble("redisCpuMicros") / operations),
 					Figures.decimal(commands.roundTrips(CommandCounts.readShares(run), implementation.directCommands())

@@ -71,7 +71,14 @@ enum Scenario {
 	 * them. redis-lock's registry renews through the very same watchdog and is left out.
 	 */
 	MANY_HELD("Many held locks under watchdog renewal", Kind.WATCHDOG,
-			without(locks(), Implementation.REDIS_LOCK_REGISTRY), ManyHeldScenario::run);
+			without(locks(), Implementation.REDIS_LOCK_REGISTRY), ManyHeldScenario::run),
+
+	/**
+	 * Threads of two JVMs share a few permits of one name, each holding one for a short
+	 * fixed time, with Redisson's semaphores beside redis-lock's permits.
+	 */
+	PERMITS("Permits: " + PermitsRun.LIMIT + " permits of one name, two JVMs", Kind.PERMIT, withPermitsOnly(waiting()),
+			PermitsScenario::run);
 
 	private final String title;
 
@@ -114,20 +121,32 @@ enum Scenario {
 	/**
 	 * The locks that lack the scenario's kind of lock, in declaration order: none for an
 	 * exclusive lock. Limits are never named: they are no locks; nor are the reactive
-	 * rows, which run only where a scenario names them.
+	 * rows and the implementations that have permits only, which run only where a
+	 * scenario names them.
 	 */
 	List<Implementation> skipped() {
 		return Arrays.stream(Implementation.values())
 			.filter((implementation) -> !implementation.isLimit() && !implementation.isReactive()
-					&& !implementation.supports(this.kind))
+					&& !implementation.isPermitsOnly() && !implementation.supports(this.kind))
 			.toList();
 	}
 
-	/** Every implementation but the limits and the reactive rows. */
+	/**
+	 * Every implementation but the limits, the reactive rows and those that have permits
+	 * only.
+	 */
 	private static Set<Implementation> locks() {
 		Set<Implementation> locks = EnumSet.allOf(Implementation.class);
-		locks.removeIf((implementation) -> implementation.isLimit() || implementation.isReactive());
+		locks.removeIf((implementation) -> implementation.isLimit() || implementation.isReactive()
+				|| implementation.isPermitsOnly());
 		return locks;
+	}
+
+	/** The given implementations and those that have permits only. */
+	private static Set<Implementation> withPermitsOnly(Set<Implementation> implementations) {
+		Set<Implementation> result = EnumSet.copyOf(implementations);
+		Arrays.stream(Implementation.values()).filter(Implementation::isPermitsOnly).forEach(result::add);
+		return result;
 	}
 
 	/** The given implementations and the reactive rows. */

@@ -88,7 +88,7 @@ final class ScenarioChart {
 	private static List<Panel> panels(Scenario scenario) {
 		return switch (scenario) {
 			case UNCONTENDED -> List.of(new Panel("Latency of lock + release, µs", "p50 µs", "p50", "p99"));
-			case HOT_KEY, HOT_KEY_TWO_JVMS, FAIR_HOT_KEY, FAIR_HOT_KEY_TWO_JVMS ->
+			case HOT_KEY, HOT_KEY_TWO_JVMS, FAIR_HOT_KEY, FAIR_HOT_KEY_TWO_JVMS, PERMITS ->
 				List.of(new Panel("Wait from request to grant, ms", "wait p50 ms", "p50", "p99", "max"));
 			case READ_WRITE -> List.of(new Panel("Read wait, ms", "read wait p50 ms", "p50", "p99"),
 					new Panel("Write wait, ms (do writers starve?)", "write wait p50 ms", "p50", "p99", "max"));
