@@ -118,7 +118,7 @@ final class LocalLock {
 
 	/** Whether an acquisition that may wait skips its first attempt (no barging). */
 	synchronized boolean skipsFirstAttempt(LockKind kind, String name, @Nullable Thread caller) {
-		if (kind.ordersWaitersHere() && (excluding(kind, name, caller) != null || first() != null)) {
+		if (!kind.queues() && (excluding(kind, name, caller) != null || first() != null)) {
 			return true;
 		}
 		return kind.yields() && yieldingNanos() > 0;
@@ -175,7 +175,7 @@ final class LocalLock {
 				this.queue.remove(waiter);
 			}
 			markIdleIfEmpty();
-			if (waiter.isSignalled() || (wasFirst && !granted)) {
+			if (waiter.isSignalled() || (wasFirst && (!granted || waiter.grantWakesNext()))) {
 				signalOne();
 			}
 		}

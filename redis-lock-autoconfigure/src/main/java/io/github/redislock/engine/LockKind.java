@@ -208,11 +208,13 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	}
 
 	/**
-	 * Whether waiters that take no place in line in Redis wait in arrival order in this
-	 * JVM, one asking at a time ({@link LocalLock}); else each asks Redis itself.
+	 * Whether a waiter of this JVM's line that is granted the lock wakes the next: true
+	 * for a kind several hold at once, where a grant may leave room for the next, whose
+	 * own attempt tells (refused, it sleeps until the soonest lease it was refused by
+	 * ends, so that the first waiter here never sleeps unbounded).
 	 */
-	boolean ordersWaitersHere() {
-		return !queues();
+	boolean grantWakesNext() {
+		return false;
 	}
 
 	/** The key of the given thread's hold of a lock of this kind among the engine's. */

@@ -25,15 +25,17 @@ import io.github.redislock.engine.ScriptCommands.ScriptCall;
  * <li><b>No fast path.</b> Every grant asks Redis: a permit never passes between the
  * threads of this JVM ({@link #passes()} is false) and this JVM never yields, so the
  * checkers of the locks' fast path have nothing to watch here.</li>
- * <li><b>Waiters are not ordered here.</b> Each waiter asks Redis itself and sleeps until
- * a release wakes it or the soonest lease it was refused by ends: several permits free up
- * at once, and a waiter queued behind another of this JVM would sleep past a free one. A
- * release wakes one waiter in this JVM (the releasing thread) and, through one message,
- * one in each other JVM that was refused; a grant that leaves permits free while someone
+ * <li><b>Waiters wait in arrival order in this JVM</b>, as an exclusive lock's
+ * ({@link LocalLock}): an arrival queues behind this JVM's waiters without asking, and
+ * the first asks. A release wakes one waiter in this JVM (the releasing thread does) and,
+ * through one message, one in each other JVM that was refused. Unlike a lock, a waiter's
+ * grant wakes the next ({@link #grantWakesNext()}): permits may be left, and the next,
+ * now first, must not sleep unbounded; refused, it sleeps until a release wakes it or the
+ * soonest lease it was refused by ends. A grant that leaves permits free while someone
  * waits publishes one more wake-up, so that permits freed without a release (leases that
- * ended, a limit raised) are taken one after the other. Like a non-fair
- * {@link java.util.concurrent.Semaphore}, an arrival may take a permit before a woken
- * waiter; the woken waiter then sleeps again.</li>
+ * ended, a limit raised) go to the waiters of every JVM one after the other. Between JVMs
+ * it is not fair: a woken waiter may lose the permit to one of another JVM, and sleeps
+ * again.</li>
  * <li>Holds are keyed as read holds: per thread when it may re-enter (a thread's second
  * request re-enters the permit it holds), per owner token when not.</li>
  * </ul>
@@ -125,8 +127,8 @@ final class PermitLockKind extends LockKind {
 	}
 
 	@Override
-	boolean ordersWaitersHere() {
-		return false;
+	boolean grantWakesNext() {
+		return true;
 	}
 
 	@Override

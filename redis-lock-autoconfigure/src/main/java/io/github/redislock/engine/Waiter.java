@@ -85,9 +85,14 @@ final class Waiter {
 		return this.acquisition.kind().mode();
 	}
 
+	/** Whether its grant wakes the next waiter ({@link LockKind#grantWakesNext()}). */
+	boolean grantWakesNext() {
+		return this.acquisition.kind().grantWakesNext();
+	}
+
 	/** Whether it takes its turn in this JVM's order ({@link LocalLock}). */
 	boolean isOrderedHere() {
-		return this.acquisition.kind().ordersWaitersHere();
+		return !this.acquisition.kind().queues();
 	}
 
 	void signal() {

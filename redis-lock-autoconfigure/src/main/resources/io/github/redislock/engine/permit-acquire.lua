@@ -43,8 +43,10 @@ end
 if mine then
 	return {1, next_fencing_token(KEYS[2], ARGV[4], clock)}
 end
--- The fence key is <name>:fence (LockScripts.fenceKey), the mark <name>:released:<owner> (LockScripts.releasedKey).
-if redis.call('exists', string.sub(KEYS[2], 1, -7) .. ':released:' .. ARGV[1]) == 1 then
+-- Asked only before a grant, as a refusal grants nothing: the fence key is <name>:fence (LockScripts.fenceKey), the
+-- mark <name>:released:<owner> (LockScripts.releasedKey).
+if live < tonumber(ARGV[2])
+		and redis.call('exists', string.sub(KEYS[2], 1, -7) .. ':released:' .. ARGV[1]) == 1 then
 	return {0, -1}
 end
 if live < tonumber(ARGV[2]) then
