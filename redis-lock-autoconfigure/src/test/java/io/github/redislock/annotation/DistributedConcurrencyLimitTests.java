@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -31,6 +32,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 
 import io.github.redislock.CurrentLock;
 import io.github.redislock.DistributedConcurrencyLimit;
@@ -56,8 +62,9 @@ import static org.awaitility.Awaitility.await;
  * {@link DistributedConcurrencyLimit @DistributedConcurrencyLimit} methods on a real
  * Redis: at most the limit run at once across two instances of the application, the limit
  * read from a property, the failure strategies when no permit comes free, permits held by
- * a {@code CompletableFuture} and a {@code Mono} until they complete, the fencing token
- * on {@link CurrentLock}, and re-entry of a nested call on the same key.
+ * a {@code CompletableFuture}, a {@code Mono} and an {@code @Async} method until they
+ * complete, the fencing token on {@link CurrentLock}, re-entry of a nested call on the
+ * same key, the observation name, and the permit around {@code @Transactional}.
  */
 @RedisTest
 class DistributedConcurrencyLimitTests {
@@ -266,6 +273,22 @@ class DistributedConcurrencyLimitTests {
 			assertThat(result).succeedsWithin(Duration.ofSeconds(5)).isEqualTo("exported");
 			assertThat(holders("async:orders")).isZero();
 		});
+	}
+
+	@Test
+	void permitIsTakenBeforeTheTransactionBeginsAndGivenBackAfterItEnds() {
+		RecordingTransactionManager transactions = new RecordingTransactionManager(() -> holders("stock:apple"));
+		this.runner.withUserConfiguration(TransactionConfiguration.class)
+			.withBean(RecordingTransactionManager.class, () -> transactions)
+			.run((context) -> {
+				Stock stock = context.getBean(Stock.class);
+				stock.reserve("apple", null);
+				IllegalStateException failure = new IllegalStateException("out of stock");
+				assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> stock.reserve("apple", failure))
+					.isSameAs(failure);
+				assertThat(transactions.events).containsExactly("begin 1", "committed 1", "begin 1", "rolled back 1");
+				assertThat(holders("stock:apple")).isZero();
+			});
 	}
 
 	/** How many hold a permit of a key in Redis now, from any instance. */
@@ -477,6 +500,63 @@ class DistributedConcurrencyLimitTests {
 
 		public long tokenInside() {
 			return this.tokenInside;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableTransactionManagement
+	static class TransactionConfiguration {
+
+		@Bean
+		Stock stock() {
+			return new Stock();
+		}
+
+	}
+
+	static class Stock {
+
+		@Transactional
+		@DistributedConcurrencyLimit(limit = 2, key = "stock:#sku")
+		public void reserve(String sku, @Nullable RuntimeException failure) {
+			if (failure != null) {
+				throw failure;
+			}
+		}
+
+	}
+
+	/** Records each step of a transaction with the holders of the permits then. */
+	@SuppressWarnings("serial")
+	static class RecordingTransactionManager extends AbstractPlatformTransactionManager {
+
+		private final IntSupplier holders;
+
+		final List<String> events = new CopyOnWriteArrayList<>();
+
+		RecordingTransactionManager(IntSupplier holders) {
+			this.holders = holders;
+		}
+
+		@Override
+		protected Object doGetTransaction() {
+			return new Object();
+		}
+
+		@Override
+		protected void doBegin(Object transaction, TransactionDefinition definition) {
+			this.events.add("begin " + this.holders.getAsInt());
+		}
+
+		@Override
+		protected void doCommit(DefaultTransactionStatus status) {
+			this.events.add("committed " + this.holders.getAsInt());
+		}
+
+		@Override
+		protected void doRollback(DefaultTransactionStatus status) {
+			this.events.add("rolled back " + this.holders.getAsInt());
 		}
 
 	}
