@@ -25,7 +25,9 @@ import reactor.core.publisher.Sinks;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -91,6 +93,22 @@ class DistributedConcurrencyLimitTests {
 			.withBean(NestedClient.class);
 	}
 
+	/**
+	 * Let the calls go before the context closes, when a test fails while they are held:
+	 * the engine's shutdown would otherwise wait for them.
+	 */
+	private ContextConsumer<AssertableApplicationContext> lettingCallsGo(
+			ContextConsumer<AssertableApplicationContext> test) {
+		return (context) -> {
+			try {
+				test.accept(context);
+			}
+			finally {
+				this.calls.gate.release(100);
+			}
+		};
+	}
+
 	@AfterEach
 	void stopCallers() {
 		this.calls.gate.release(100);
@@ -99,7 +117,7 @@ class DistributedConcurrencyLimitTests {
 
 	@Test
 	void noMoreThanTheLimitRunAtOnceAcrossTwoInstances() {
-		this.runner.run((first) -> this.runner.run((second) -> {
+		this.runner.run((first) -> this.runner.run(lettingCallsGo((second) -> {
 			List<PartnerClient> instances = List.of(first.getBean(PartnerClient.class),
 					second.getBean(PartnerClient.class));
 			List<Future<Long>> quotes = new ArrayList<>();
@@ -124,12 +142,12 @@ class DistributedConcurrencyLimitTests {
 			// CurrentLock inside: a fencing token of each grant, none given twice
 			assertThat(tokens).doesNotHaveDuplicates().allSatisfy((token) -> assertThat(token).isPositive());
 			assertThat(holders("partner:acme")).isZero();
-		}));
+		})));
 	}
 
 	@Test
 	void limitStringIsReadFromAProperty() {
-		this.runner.run((context) -> {
+		this.runner.run(lettingCallsGo((context) -> {
 			PartnerClient client = context.getBean(PartnerClient.class);
 			List<Future<?>> exports = new ArrayList<>();
 			for (int i = 0; i < 5; i++) {
@@ -143,7 +161,7 @@ class DistributedConcurrencyLimitTests {
 			}
 			assertThat(this.calls.peak.get()).isEqualTo(2);
 			assertThat(this.calls.done.get()).isEqualTo(5);
-		});
+		}));
 	}
 
 	@Test
