@@ -12,7 +12,7 @@ import java.util.OptionalLong;
  */
 final class ResultTable {
 
-	private static final String ROW = "  %-8s %6s %9s %9s %9s %9s %9s%n";
+	private static final String ROW = "  %-8s %6s %9s %9s %9s %9s %9s %9s";
 
 	private ResultTable() {
 	}
@@ -23,17 +23,19 @@ final class ResultTable {
 	 * @param stock the stock the unsafe and locked rounds started with
 	 * @param unsafe the round without the lock
 	 * @param locked the round with the lock
+	 * @param paid the round with the lock and a payment for each sale
 	 * @param paused the paused-holder run with plain writes
 	 * @param fenced the paused-holder run with fenced writes
 	 * @param lease the locks' fixed lease, as the instances were given it
 	 */
-	static void print(PrintStream out, int stock, LoadResult unsafe, LoadResult locked, PausedHolderResult paused,
-			PausedHolderResult fenced, String lease) {
-		out.printf(ROW, "", "sold", "oversold", "rejected", "elapsed", "p50", "p99");
-		row(out, "unsafe", stock, unsafe);
-		row(out, "locked", stock, locked);
-		row(out, "paused", PausedHolderRound.STOCK, paused.combined());
-		row(out, "fenced", PausedHolderRound.STOCK, fenced.combined());
+	static void print(PrintStream out, int stock, LoadResult unsafe, LoadResult locked, PaidResult paid,
+			PausedHolderResult paused, PausedHolderResult fenced, String lease) {
+		line(out, "", "sold", "oversold", "rejected", "elapsed", "p50", "p99", "payments");
+		row(out, "unsafe", stock, unsafe, "");
+		row(out, "locked", stock, locked, "");
+		row(out, "paid", stock, paid.load(), paid.peak() + " of " + paid.limit());
+		row(out, "paused", PausedHolderRound.STOCK, paused.combined(), "");
+		row(out, "fenced", PausedHolderRound.STOCK, fenced.combined(), "");
 		out.println();
 		int oversold = unsafe.oversold(stock);
 		if (oversold > 0) {
@@ -52,12 +54,28 @@ final class ResultTable {
 			out.printf("  locked: oversold %,d. The lock failed to exclude concurrent purchases: please report it.%n",
 					locked.oversold(stock));
 		}
+		paid(out, paid);
 		paused(out, paused, lease);
 		fenced(out, fenced);
 		notes(out, "unsafe", unsafe);
 		notes(out, "locked", locked);
+		notes(out, "paid", paid.load());
 		notes(out, "paused", paused.combined());
 		notes(out, "fenced", fenced.combined());
+	}
+
+	private static void paid(PrintStream out, PaidResult paid) {
+		if (paid.withinLimit()) {
+			out.printf(
+					"  paid:   the locked purchase, then a payment for each of the %,d sold: at most %d of them ran%n"
+							+ "          at once across A and B (payments %d of %d), as the partner allows; the others waited%n"
+							+ "          for a permit of @DistributedConcurrencyLimit(key = \"payment-gateway\").%n",
+					paid.load().sold(), paid.peak(), paid.peak(), paid.limit());
+		}
+		else {
+			out.printf("  paid:   %d payments ran at once across A and B, over the limit of %d: the permits failed%n"
+					+ "          to hold them back. Please report it.%n", paid.peak(), paid.limit());
+		}
 	}
 
 	private static void paused(PrintStream out, PausedHolderResult paused, String lease) {
@@ -103,10 +121,15 @@ final class ResultTable {
 		return token.isPresent() ? Long.toString(token.getAsLong()) : "?";
 	}
 
-	private static void row(PrintStream out, String label, int stock, LoadResult result) {
-		out.printf(ROW, label, count(result.sold()), count(result.oversold(stock)), count(result.rejected()),
+	private static void row(PrintStream out, String label, int stock, LoadResult result, String payments) {
+		line(out, label, count(result.sold()), count(result.oversold(stock)), count(result.rejected()),
 				String.format(Locale.ROOT, "%.1f s", result.elapsed().toMillis() / 1000.0),
-				millis(result.percentile(50)), millis(result.percentile(99)));
+				millis(result.percentile(50)), millis(result.percentile(99)), payments);
+	}
+
+	private static void line(PrintStream out, Object... columns) {
+		// Rows without payments end at p99, with no trailing blanks
+		out.println(String.format(Locale.ROOT, ROW, columns).stripTrailing());
 	}
 
 	private static void notes(PrintStream out, String label, LoadResult result) {
