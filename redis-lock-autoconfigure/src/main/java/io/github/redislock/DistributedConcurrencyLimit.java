@@ -10,9 +10,9 @@ import org.springframework.aot.hint.annotation.Reflective;
 import org.springframework.core.annotation.AliasFor;
 
 /**
- * Runs the annotated method of a Spring bean with one of a limited number of permits of
- * a name: at most {@link #limit()} invocations at once across every JVM of the
- * application, where Spring's {@code @ConcurrencyLimit} limits them within one JVM:
+ * Runs the annotated method of a Spring bean with one of a limited number of permits of a
+ * name: at most {@link #limit()} invocations at once across every JVM of the application,
+ * where Spring's {@code @ConcurrencyLimit} limits them within one JVM:
  *
  * <pre class="code">
  * &#64;DistributedConcurrencyLimit(limit = 3, key = "partner-api", waitTime = "10s")
@@ -22,15 +22,16 @@ import org.springframework.core.annotation.AliasFor;
  * public void export(String tenant) { ... }
  * </pre>
  *
- * Each invocation takes a permit before the method runs and gives it back when the
- * method returns or throws (or, for asynchronous and reactive methods, when its work
- * ends), exactly as {@link DistributedLock @DistributedLock} holds its lock: the same key
- * templates, wait and lease times, failure handling, return types ({@code CompletionStage},
- * publishers, Kotlin {@code suspend} functions, {@code @Async}) and observability. A
- * permit is a lease: renewed by the watchdog while the method runs (or fixed by
- * {@link #leaseTime()}), back to the others within its lease when its JVM dies, and
- * reported lost ({@link LockLostException}) when Redis lost it. Each grant carries a
- * fencing token greater than every earlier grant of the key, on {@link CurrentLock}.
+ * Each invocation takes a permit before the method runs and gives it back when the method
+ * returns or throws (or, for asynchronous and reactive methods, when its work ends),
+ * exactly as {@link DistributedLock @DistributedLock} holds its lock: the same key
+ * templates, wait and lease times, failure handling, return types
+ * ({@code CompletionStage}, publishers, Kotlin {@code suspend} functions, {@code @Async})
+ * and observability. A permit is a lease: renewed by the watchdog while the method runs
+ * (or fixed by {@link #leaseTime()}), back to the others within its lease when its JVM
+ * dies, and reported lost ({@link LockLostException}) when Redis lost it. Each grant
+ * carries a fencing token greater than every earlier grant of the key, on
+ * {@link CurrentLock}.
  *
  * <h2>The limit</h2> The limit travels with each invocation: a JVM lets an invocation in
  * while fewer than its own limit hold a permit of the key. JVMs that disagree (a
@@ -103,8 +104,8 @@ public @interface DistributedConcurrencyLimit {
 	String waitTime() default "";
 
 	/**
-	 * Fixed lease of the permit, as {@link DistributedLock#leaseTime()}: it expires
-	 * after it even if the method still runs.
+	 * Fixed lease of the permit, as {@link DistributedLock#leaseTime()}: it expires after
+	 * it even if the method still runs.
 	 * <p>
 	 * The default is empty: the configured lease ({@code redis-lock.lease-time}), which
 	 * when unset means the watchdog renews the permit for as long as the method runs.

@@ -149,7 +149,10 @@ public @interface DistributedLock {
 	/**
 	 * Kind of lock: {@link LockMode#EXCLUSIVE}, or the {@link LockMode#READ read} or
 	 * {@link LockMode#WRITE write} side of a read/write lock, so that many read methods
-	 * run together and a write method alone.
+	 * run together and a write method alone. {@link LockMode#PERMIT} is rejected at
+	 * start-up: a method that runs up to a number of calls at once is annotated with
+	 * {@link DistributedConcurrencyLimit @DistributedConcurrencyLimit}, which gives the
+	 * limit.
 	 * <p>
 	 * The default is {@link LockMode#EXCLUSIVE}.
 	 * @return the lock mode

@@ -109,7 +109,8 @@ public final class LockRequest {
 	 */
 	public LockRequest waitTime(Duration waitTime) {
 		LockRules.check("waitTime", LockRules.waitTime(waitTime));
-		return new LockRequest(this.key, waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair, this.limit);
+		return new LockRequest(this.key, waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair,
+				this.limit);
 	}
 
 	/**
@@ -124,7 +125,8 @@ public final class LockRequest {
 	 */
 	public LockRequest leaseTime(Duration leaseTime) {
 		LockRules.check("leaseTime", LockRules.leaseTime(leaseTime));
-		return new LockRequest(this.key, this.waitTime, leaseTime, this.reentrant, this.name, this.mode, this.fair, this.limit);
+		return new LockRequest(this.key, this.waitTime, leaseTime, this.reentrant, this.name, this.mode, this.fair,
+				this.limit);
 	}
 
 	/**
@@ -137,7 +139,8 @@ public final class LockRequest {
 	 * @return a new request
 	 */
 	public LockRequest reentrant(boolean reentrant) {
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, reentrant, this.name, this.mode, this.fair, this.limit);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, reentrant, this.name, this.mode, this.fair,
+				this.limit);
 	}
 
 	/**
@@ -152,7 +155,8 @@ public final class LockRequest {
 	 */
 	public LockRequest name(String name) {
 		LockRules.check("Lock name for observations", LockRules.observationName(name));
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, name, this.mode, this.fair, this.limit);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, name, this.mode, this.fair,
+				this.limit);
 	}
 
 	/**
@@ -165,7 +169,8 @@ public final class LockRequest {
 	 */
 	public LockRequest mode(LockMode mode) {
 		LockRules.check("Lock mode", LockRules.mode(mode));
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, mode, this.fair, this.limit);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, mode, this.fair,
+				this.limit);
 	}
 
 	/**
@@ -178,8 +183,8 @@ public final class LockRequest {
 	 */
 	public LockRequest limit(int limit) {
 		LockRules.check("Permit limit of '" + this.key + "'", LockRules.limit(limit));
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode,
-				this.fair, limit);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair,
+				limit);
 	}
 
 	/**
@@ -194,7 +199,8 @@ public final class LockRequest {
 	 * @throws IllegalArgumentException if fair and the mode is not exclusive
 	 */
 	public LockRequest fair(boolean fair) {
-		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, fair, this.limit);
+		return new LockRequest(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, fair,
+				this.limit);
 	}
 
 	/**
@@ -272,7 +278,8 @@ public final class LockRequest {
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair, this.limit);
+		return Objects.hash(this.key, this.waitTime, this.leaseTime, this.reentrant, this.name, this.mode, this.fair,
+				this.limit);
 	}
 
 	@Override

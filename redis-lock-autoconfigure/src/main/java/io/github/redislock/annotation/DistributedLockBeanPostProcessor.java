@@ -5,11 +5,13 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Advisor;
+import org.springframework.aop.Pointcut;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.ComposablePointcut;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
@@ -21,13 +23,18 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
 
+import io.github.redislock.DistributedConcurrencyLimit;
 import io.github.redislock.DistributedLock;
 import io.github.redislock.LockOperations;
 import io.github.redislock.ReactiveLockOperations;
 
 /**
- * Applies {@link DistributedLock @DistributedLock} to the beans whose methods (or the
- * interface methods they implement) carry it, directly or as a meta-annotation.
+ * Applies {@link DistributedLock @DistributedLock} and
+ * {@link DistributedConcurrencyLimit @DistributedConcurrencyLimit} to the beans whose
+ * methods (or the interface methods they implement) carry them, directly or as a
+ * meta-annotation. Both are run by one interceptor: a concurrency limit takes a
+ * {@link io.github.redislock.LockMode#PERMIT permit} of its key where a lock method takes
+ * its locks, and everything below applies to both.
  *
  * <p>
  * Its advisor goes before existing advisors, so the lock wraps the advice of
@@ -72,7 +79,10 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 		setBeforeExistingAdvisors(true);
 		Supplier<LockKeyEvaluator> evaluator = SingletonSupplier.of(this::evaluator);
 		this.specs = new LockMethodSpec.Cache(evaluator);
-		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, DistributedLock.class, true),
+		// One advisor for both annotations: a concurrency limit is run as a lock is
+		Pointcut pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(null, DistributedLock.class, true))
+			.union(new AnnotationMatchingPointcut(null, DistributedConcurrencyLimit.class, true));
+		this.advisor = new DefaultPointcutAdvisor(pointcut,
 				new DistributedLockInterceptor(this.specs, evaluator, SingletonSupplier.of(this::lockOperations),
 						REACTOR_PRESENT ? ReactiveLockInterception.lookingUp(() -> this.lockBeanFactory) : null));
 	}
@@ -129,7 +139,8 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 					throw new LockConfigurationException(ClassUtils.getUserClass(targetClass), null, null,
 							"its @Async proxy is frozen, so the lock could only be taken around it, on the caller's"
 									+ " thread, and released before the method runs",
-							"Do not freeze the proxy (ProxyConfig.setFrozen) of a bean with @DistributedLock methods");
+							"Do not freeze the proxy (ProxyConfig.setFrozen) of a bean with @DistributedLock or"
+									+ " @DistributedConcurrencyLimit methods");
 				}
 				return isEligible(AopUtils.getTargetClass(bean)) ? i : -1;
 			}

@@ -28,14 +28,17 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 
 /**
  * Runs a {@link io.github.redislock.DistributedLock @DistributedLock} method under its
- * locks: the cached {@link LockMethodSpec}, the keys evaluated and sorted, locked by
+ * locks, and a {@link io.github.redislock.DistributedConcurrencyLimit
+ *
+ * @DistributedConcurrencyLimit} method under a permit of its key (a
+ * {@link io.github.redislock.LockMode#PERMIT} lock, as its spec requests it): the cached
+ * {@link LockMethodSpec}, the keys evaluated and sorted, locked by
  * {@link LockOperations#lock} (one key, the common case) or
  * {@link LockOperations#lockAll} (several), made {@link CurrentLock current} while the
  * method body runs, and closed when the method returns, throws, or its returned stage
  * completes. A method that returns a publisher (or suspends) is left to
  * {@link ReactiveLockInterception}, which locks it from subscription to termination
  * without blocking a thread.
- *
  * @author redis-lock
  */
 final class DistributedLockInterceptor implements MethodInterceptor {
@@ -64,7 +67,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
-		Assert.state(target != null, "@DistributedLock needs a target object");
+		Assert.state(target != null, "@DistributedLock and @DistributedConcurrencyLimit need a target object");
 		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(target);
 		LockMethodSpec spec = this.specs.get(invocation.getMethod(), targetClass);
 		if (spec == null) {

@@ -11,21 +11,22 @@ import org.springframework.aot.hint.ReflectionHints;
 import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
 import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.support.RegisteredBean;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
+import io.github.redislock.DistributedConcurrencyLimit;
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
 
 /**
  * Registers, when an application is processed ahead of time, the reflection hints that
- * the {@link DistributedLock @DistributedLock} methods of each bean need in a native
- * image, so that none need writing by hand: the members their key templates navigate
- * ({@link LockKeyHints}) and the fallback methods they call. The annotated methods
- * themselves are registered through {@code @Reflective} on the annotation. Listed in
- * {@code META-INF/spring/aot.factories}.
+ * the {@link DistributedLock @DistributedLock} and
+ * {@link DistributedConcurrencyLimit @DistributedConcurrencyLimit} methods of each bean
+ * need in a native image, so that none need writing by hand: the members their key
+ * templates navigate ({@link LockKeyHints}) and the fallback methods they call. The
+ * annotated methods themselves are registered through {@code @Reflective} on the
+ * annotation. Listed in {@code META-INF/spring/aot.factories}.
  *
  * @author redis-lock
  */
@@ -34,14 +35,22 @@ final class LockKeyBeanRegistrationAotProcessor implements BeanRegistrationAotPr
 	@Override
 	public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean registeredBean) {
 		Class<?> beanClass = ClassUtils.getUserClass(registeredBean.getBeanClass());
-		if (!AnnotationUtils.isCandidateClass(beanClass, DistributedLock.class)) {
+		if (!AnnotationUtils.isCandidateClass(beanClass, DistributedLock.class)
+				&& !AnnotationUtils.isCandidateClass(beanClass, DistributedConcurrencyLimit.class)) {
 			return null;
 		}
 		// The methods the post-processor checks at start-up, found the same way
-		Map<Method, DistributedLock> locked = new LinkedHashMap<>();
+		Map<Method, LockDeclaration> locked = new LinkedHashMap<>();
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(beanClass,
 				ReflectionUtils.USER_DECLARED_METHODS)) {
-			DistributedLock lock = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+			LockDeclaration lock;
+			try {
+				lock = LockDeclaration.find(method, beanClass);
+			}
+			catch (LockConfigurationException ex) {
+				// Both annotations: the application stops at start-up with the fix
+				continue;
+			}
 			if (lock != null) {
 				locked.put(method, lock);
 			}
@@ -58,8 +67,8 @@ final class LockKeyBeanRegistrationAotProcessor implements BeanRegistrationAotPr
 	}
 
 	private static void register(ReflectionHints hints, LockKeyEvaluator evaluator, LockKeyHints keyHints,
-			Method method, DistributedLock lock, Class<?> beanClass) {
-		for (String template : lock.key()) {
+			Method method, LockDeclaration lock, Class<?> beanClass) {
+		for (String template : lock.keys()) {
 			try {
 				keyHints.register(evaluator.parse(template, method, beanClass), method);
 			}

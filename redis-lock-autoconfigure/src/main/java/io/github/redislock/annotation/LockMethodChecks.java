@@ -1,5 +1,6 @@
 package io.github.redislock.annotation;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
@@ -20,14 +21,17 @@ import org.springframework.util.StringUtils;
 
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
+import io.github.redislock.LockMode;
 import io.github.redislock.LockRules;
 import io.github.redislock.LockRules.Violation;
 
 /**
- * The start-up checks of one {@link DistributedLock @DistributedLock} method. Option
- * values are checked against {@link LockRules}, as everywhere else; the rest are checks
- * only an annotated method needs: that a proxy can intercept it, that its locks can be
- * held until its work is done, and that its fallback exists. Each failed check throws a
+ * The start-up checks of one {@link DistributedLock @DistributedLock} or
+ * {@link io.github.redislock.DistributedConcurrencyLimit @DistributedConcurrencyLimit}
+ * method, read into a {@link LockDeclaration}. Option values are checked against
+ * {@link LockRules}, as everywhere else; the rest are checks only an annotated method
+ * needs: that a proxy can intercept it, that its locks can be held until its work is
+ * done, and that its fallback exists. Each failed check throws a
  * {@link LockConfigurationException} naming the method and the attribute at fault.
  *
  * @author redis-lock
@@ -50,11 +54,14 @@ final class LockMethodChecks {
 	private static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
 			LockMethodChecks.class.getClassLoader());
 
+	private final Class<? extends Annotation> annotationType;
+
 	private final Method method;
 
 	private final Class<?> beanClass;
 
-	LockMethodChecks(Method method, Class<?> beanClass) {
+	LockMethodChecks(Class<? extends Annotation> annotationType, Method method, Class<?> beanClass) {
+		this.annotationType = annotationType;
 		this.method = method;
 		this.beanClass = beanClass;
 	}
@@ -154,7 +161,7 @@ final class LockMethodChecks {
 	void key(String template) {
 		Violation violation = LockRules.key(template);
 		if (violation != null) {
-			throw new LockConfigurationException(this.beanClass, this.method, template,
+			throw new LockConfigurationException(this.annotationType, this.beanClass, this.method, template,
 					"the key " + violation.problem(), violation.action());
 		}
 	}
@@ -182,17 +189,46 @@ final class LockMethodChecks {
 	 * rather than on the first call, where {@link io.github.redislock.LockRequest} would,
 	 * with the same problem.
 	 */
-	void mode(DistributedLock lock) {
-		Violation violation = LockRules.fairMode(lock.fair(), lock.mode());
+	void mode(LockDeclaration declaration) {
+		if (declaration.mode() == LockMode.PERMIT && !declaration.isConcurrencyLimit()) {
+			throw fail("mode = PERMIT takes one of a limited number of permits, but @DistributedLock has no limit",
+					"Use @DistributedConcurrencyLimit(limit = ..., key = ...) in place of @DistributedLock to run"
+							+ " up to a number of calls at once");
+		}
+		Violation violation = LockRules.fairMode(declaration.fair(), declaration.mode());
 		if (violation != null) {
 			throw violated("fair = true", violation);
 		}
 	}
 
+	/**
+	 * Check the limit of a concurrency limit.
+	 * @param attribute the attribute as written, such as {@code limit = 0}
+	 * @param limit the limit given, or resolved from {@code limitString}
+	 */
+	void limit(String attribute, int limit) {
+		Violation violation = LockRules.limit(limit);
+		if (violation != null) {
+			throw violated(attribute, violation);
+		}
+	}
+
+	LockConfigurationException noLimit() {
+		return fail("it gives no limit",
+				"Give the number of calls that may run at once, as limit = 3 (or value), or as limitString ="
+						+ " \"${some.property}\"");
+	}
+
+	LockConfigurationException notALimit(String value, String problem) {
+		return fail("limitString = \"" + value + "\" " + problem,
+				"Write a whole number of 1 or more, or a ${...} placeholder that resolves to one (with a default, such"
+						+ " as ${partner.max-calls:3})");
+	}
+
 	/** {@link OnFailure#SKIP} returns {@code null}, which no primitive can hold. */
-	void skippedResult(DistributedLock lock) {
+	void skippedResult(LockDeclaration declaration) {
 		Class<?> returnType = this.method.getReturnType();
-		if (lock.onFailure() == OnFailure.SKIP && returnType.isPrimitive() && returnType != void.class) {
+		if (declaration.onFailure() == OnFailure.SKIP && returnType.isPrimitive() && returnType != void.class) {
 			throw fail(
 					"onFailure = SKIP returns null when the lock is not acquired, but the method returns "
 							+ returnType.getName(),
@@ -202,9 +238,9 @@ final class LockMethodChecks {
 	}
 
 	/** {@link OnFailure#SKIP} returns an empty publisher, which some types cannot be. */
-	void skippedResult(DistributedLock lock, @Nullable ReactiveReturn reactive) {
+	void skippedResult(LockDeclaration declaration, @Nullable ReactiveReturn reactive) {
 		ReactiveAdapter adapter = (reactive != null) ? reactive.adapter() : null;
-		if (lock.onFailure() == OnFailure.SKIP && adapter != null && !adapter.supportsEmpty()) {
+		if (declaration.onFailure() == OnFailure.SKIP && adapter != null && !adapter.supportsEmpty()) {
 			throw fail(
 					"onFailure = SKIP returns an empty publisher when the lock is not acquired, but the method"
 							+ " returns " + this.method.getReturnType().getName() + ", which cannot be empty",
@@ -217,11 +253,11 @@ final class LockMethodChecks {
 	 * @param fallback the method of the annotation's fallback name and the annotated
 	 * method's parameters, or {@code null} when there is none or none was looked for
 	 */
-	void fallback(DistributedLock lock, @Nullable Method fallback) {
-		String name = lock.fallback();
-		if (lock.onFailure() != OnFailure.FALLBACK) {
+	void fallback(LockDeclaration declaration, @Nullable Method fallback) {
+		String name = declaration.fallback();
+		if (declaration.onFailure() != OnFailure.FALLBACK) {
 			if (StringUtils.hasText(name)) {
-				throw fail("fallback = \"" + name + "\" is set, but onFailure is " + lock.onFailure(),
+				throw fail("fallback = \"" + name + "\" is set, but onFailure is " + declaration.onFailure(),
 						"Set onFailure = OnFailure.FALLBACK to call it, or remove the fallback");
 			}
 			return;
@@ -252,7 +288,7 @@ final class LockMethodChecks {
 	}
 
 	private LockConfigurationException fail(String problem, String action) {
-		return new LockConfigurationException(this.beanClass, this.method, null, problem, action);
+		return new LockConfigurationException(this.annotationType, this.beanClass, this.method, null, problem, action);
 	}
 
 }

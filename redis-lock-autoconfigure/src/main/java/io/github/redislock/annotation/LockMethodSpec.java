@@ -22,14 +22,18 @@ import io.github.redislock.LockRequest;
 import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 
 /**
- * What a {@link io.github.redislock.DistributedLock @DistributedLock} method needs at
- * call time, resolved and checked once when its bean is created.
+ * What a {@link io.github.redislock.DistributedLock @DistributedLock} or
+ * {@link io.github.redislock.DistributedConcurrencyLimit @DistributedConcurrencyLimit}
+ * method needs at call time, resolved and checked once when its bean is created.
  *
  * @param method the most specific method, whose parameter names the keys use
  * @param keys the parsed key templates
  * @param waitTime the wait time, or {@code null} for the configured default
  * @param leaseTime the lease, or {@code null} for the configured default
- * @param mode the kind of lock taken on every key
+ * @param mode the kind of lock taken on every key, {@link LockMode#PERMIT} for a
+ * concurrency limit
+ * @param limit how many may hold a permit of the key at once, with
+ * {@link LockMode#PERMIT}; 1 otherwise, unused
  * @param fair whether waiters for every key are served in the order they asked
  * @param onFailure what to do when the locks stay held elsewhere
  * @param fallback the method to call instead, with {@link OnFailure#FALLBACK}
@@ -44,7 +48,7 @@ import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
  * @author redis-lock
  */
 record LockMethodSpec(Method method, List<LockKey> keys, @Nullable Duration waitTime, @Nullable Duration leaseTime,
-		LockMode mode, boolean fair, OnFailure onFailure, @Nullable Method fallback, boolean completionStage,
+		LockMode mode, int limit, boolean fair, OnFailure onFailure, @Nullable Method fallback, boolean completionStage,
 		@Nullable ReactiveReturn reactive, boolean optionalResult, String name) {
 
 	LockRequest request(String key, @Nullable Duration waitTime) {
@@ -55,6 +59,9 @@ record LockMethodSpec(Method method, List<LockKey> keys, @Nullable Duration wait
 			.fair(this.fair)
 			.reentrant(!this.completionStage)
 			.name(this.name);
+		if (this.mode == LockMode.PERMIT) {
+			request = request.limit(this.limit);
+		}
 		if (waitTime != null) {
 			request = request.waitTime(waitTime);
 		}

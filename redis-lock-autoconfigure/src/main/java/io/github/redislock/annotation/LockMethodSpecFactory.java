@@ -3,7 +3,6 @@ package io.github.redislock.annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +14,6 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.ResolvableType;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
@@ -25,14 +23,18 @@ import org.springframework.util.StringValueResolver;
 
 import io.github.redislock.DistributedLock;
 import io.github.redislock.DistributedLock.OnFailure;
+import io.github.redislock.LockMode;
 import io.github.redislock.LockRules;
 import io.github.redislock.LockRules.Violation;
 import io.github.redislock.annotation.LockKeyEvaluator.LockKey;
 
 /**
- * Builds the {@link LockMethodSpec} of a {@link DistributedLock @DistributedLock} method:
- * resolves its placeholders, parses its key templates and durations, and finds its
- * fallback, running the {@link LockMethodChecks} on the way.
+ * Builds the {@link LockMethodSpec} of a {@link DistributedLock @DistributedLock} or
+ * {@link io.github.redislock.DistributedConcurrencyLimit @DistributedConcurrencyLimit}
+ * method: resolves its placeholders, parses its key templates, durations and limit, and
+ * finds its fallback, running the {@link LockMethodChecks} on the way. A concurrency
+ * limit becomes the spec of a {@link LockMode#PERMIT} lock with its limit, so that the
+ * interceptor runs both alike.
  *
  * @author redis-lock
  */
@@ -58,23 +60,29 @@ final class LockMethodSpecFactory {
 	 * @throws LockConfigurationException when the declaration is invalid
 	 */
 	@Nullable LockMethodSpec build(Method method, Class<?> targetClass) {
-		DistributedLock lock = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+		Class<?> beanClass = ClassUtils.getUserClass(targetClass);
+		LockDeclaration lock = LockDeclaration.find(method, beanClass);
 		if (lock == null) {
 			return null;
 		}
-		Class<?> beanClass = ClassUtils.getUserClass(targetClass);
-		LockMethodChecks checks = new LockMethodChecks(method, beanClass);
+		LockMethodChecks checks = new LockMethodChecks(lock.annotationType(), method, beanClass);
 		checks.interceptable();
 		boolean completionStage = checks.returnType();
 		ReactiveReturn reactive = completionStage ? null : checks.reactiveReturn();
 		List<LockKey> keys = new ArrayList<>();
 		for (String template : templates(lock, method, beanClass)) {
 			checks.key(template);
-			keys.add(this.evaluator.get().parse(template, method, beanClass));
+			try {
+				keys.add(this.evaluator.get().parse(template, method, beanClass));
+			}
+			catch (LockConfigurationException ex) {
+				throw ex.forAnnotation(lock.annotationType());
+			}
 		}
 		Duration waitTime = duration(lock.waitTime(), "waitTime", LockRules::waitTime, checks);
 		Duration leaseTime = duration(lock.leaseTime(), "leaseTime", LockRules::leaseTime, checks);
 		checks.mode(lock);
+		int limit = lock.isConcurrencyLimit() ? limit(lock, checks) : 1;
 		Method fallback = fallback(lock, method, targetClass);
 		checks.fallback(lock, fallback);
 		checks.skippedResult(lock);
@@ -85,16 +93,52 @@ final class LockMethodSpecFactory {
 		Class<?> valueType = completionStage
 				? ResolvableType.forMethodReturnType(method).as(CompletionStage.class).getGeneric(0).resolve()
 				: method.getReturnType();
-		return new LockMethodSpec(method, List.copyOf(keys), waitTime, leaseTime, lock.mode(), lock.fair(),
+		return new LockMethodSpec(method, List.copyOf(keys), waitTime, leaseTime, lock.mode(), limit, lock.fair(),
 				lock.onFailure(), fallback, completionStage, reactive, valueType == Optional.class,
 				beanClass.getSimpleName() + "." + method.getName());
 	}
 
-	private static Set<String> templates(DistributedLock lock, Method method, Class<?> beanClass) {
-		if (lock.key().length == 0) {
+	private static Set<String> templates(LockDeclaration lock, Method method, Class<?> beanClass) {
+		if (lock.keys().isEmpty()) {
 			return Set.of(beanClass.getSimpleName() + "." + method.getName());
 		}
-		return new LinkedHashSet<>(Arrays.asList(lock.key()));
+		return new LinkedHashSet<>(lock.keys());
+	}
+
+	/**
+	 * Resolve and check the limit of a concurrency limit: {@code limitString} when given,
+	 * its placeholders resolved once, here, else {@code limit}.
+	 */
+	private int limit(LockDeclaration lock, LockMethodChecks checks) {
+		String value = lock.limitString();
+		if (!StringUtils.hasText(value)) {
+			if (lock.limit() == LockDeclaration.NO_LIMIT) {
+				throw checks.noLimit();
+			}
+			checks.limit("limit = " + lock.limit(), lock.limit());
+			return lock.limit();
+		}
+		StringValueResolver resolver = this.valueResolver;
+		String resolved;
+		try {
+			resolved = (resolver != null) ? resolver.resolveStringValue(value) : value;
+		}
+		catch (RuntimeException ex) {
+			throw checks.notALimit(value, "could not be resolved: " + ex.getMessage());
+		}
+		if (resolved == null || resolved.contains("${")) {
+			throw checks.notALimit(value, "could not be resolved");
+		}
+		int limit;
+		try {
+			limit = Integer.parseInt(resolved.trim());
+		}
+		catch (NumberFormatException ex) {
+			throw checks.notALimit(value, value.equals(resolved) ? "is not a whole number"
+					: "resolves to '" + resolved + "', not a whole number");
+		}
+		checks.limit("limitString = \"" + value + "\"" + (value.equals(resolved) ? "" : " (" + resolved + ")"), limit);
+		return limit;
 	}
 
 	private @Nullable Duration duration(String value, String attribute, Function<Duration, @Nullable Violation> rule,
@@ -121,7 +165,7 @@ final class LockMethodSpecFactory {
 		return duration;
 	}
 
-	private static @Nullable Method fallback(DistributedLock lock, Method method, Class<?> targetClass) {
+	private static @Nullable Method fallback(LockDeclaration lock, Method method, Class<?> targetClass) {
 		String name = lock.fallback();
 		if (lock.onFailure() != OnFailure.FALLBACK || !StringUtils.hasText(name)) {
 			return null;

@@ -22,14 +22,15 @@ import io.github.redislock.LockTimeoutException;
 import io.github.redislock.ReactiveLockOperations;
 
 /**
- * Runs a {@link io.github.redislock.DistributedLock @DistributedLock} method that returns
- * a publisher (or suspends) under its locks, through {@link ReactiveLockOperations}: the
- * result requests the locks when subscribed to, invokes the method and subscribes to its
- * publisher once they are granted, and releases them when that publisher completes, fails
- * or is cancelled. No thread waits for a lock meanwhile, and nothing of the method runs
- * unlocked, not even the code that assembles its publisher. Kept apart from
- * {@link DistributedLockInterceptor} so that Reactor is loaded only when a method needs
- * it.
+ * Runs a {@link io.github.redislock.DistributedLock @DistributedLock} (or
+ * {@link io.github.redislock.DistributedConcurrencyLimit @DistributedConcurrencyLimit})
+ * method that returns a publisher (or suspends) under its locks (or permit), through
+ * {@link ReactiveLockOperations}: the result requests the locks when subscribed to,
+ * invokes the method and subscribes to its publisher once they are granted, and releases
+ * them when that publisher completes, fails or is cancelled. No thread waits for a lock
+ * meanwhile, and nothing of the method runs unlocked, not even the code that assembles
+ * its publisher. Kept apart from {@link DistributedLockInterceptor} so that Reactor is
+ * loaded only when a method needs it.
  *
  * @author redis-lock
  */

@@ -9,8 +9,9 @@ import io.github.redislock.annotation.LockConfigurationException;
 
 /**
  * A {@code FailureAnalyzer} that presents an invalid
- * {@link io.github.redislock.DistributedLock @DistributedLock} declaration found at
- * start-up: the class, the method, the key and what to do.
+ * {@link io.github.redislock.DistributedLock @DistributedLock} or
+ * {@link io.github.redislock.DistributedConcurrencyLimit @DistributedConcurrencyLimit}
+ * declaration found at start-up: the class, the method, the key and what to do.
  *
  * @author redis-lock
  */
@@ -18,7 +19,8 @@ class LockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LockConfi
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, LockConfigurationException cause) {
-		StringBuilder description = new StringBuilder("A @DistributedLock declaration is invalid:\n\n");
+		StringBuilder description = new StringBuilder(
+				"A @" + cause.getAnnotationType().getSimpleName() + " declaration is invalid:\n\n");
 		description.append("    Class:  ").append(cause.getBeanClass().getName()).append('\n');
 		Method method = cause.getMethod();
 		if (method != null) {

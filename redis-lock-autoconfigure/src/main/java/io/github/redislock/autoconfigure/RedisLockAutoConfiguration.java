@@ -46,10 +46,11 @@ import io.github.redislock.engine.RedisLockEngine;
  * by {@link RedisLockProperties}, a {@link LockTemplate} on whichever {@link LockEngine}
  * the context has, and the {@link io.github.redislock.DistributedLock
  *
- * @DistributedLock} support. {@code redis-lock.enabled=false} turns it all off. An
- * application replaces the engine with a {@link LockEngine} bean of its own, and the
- * template with a {@link LockOperations} bean. {@link ReactiveLockAutoConfiguration} adds
- * the reactive template.
+ * @DistributedLock} and {@link io.github.redislock.DistributedConcurrencyLimit
+ * @DistributedConcurrencyLimit} support. {@code redis-lock.enabled=false} turns it all
+ * off. An application replaces the engine with a {@link LockEngine} bean of its own, and
+ * the template with a {@link LockOperations} bean. {@link ReactiveLockAutoConfiguration}
+ * adds the reactive template.
  *
  * <p>
  * The engine connects and starts its threads at its first lock: an application that never

@@ -87,9 +87,8 @@ abstract sealed class LockKind permits ExclusiveLockKind, FairLockKind, ReadWrit
 	 * ({@code lease-left.lua}): milliseconds, -1 for a key without expiry, -2 when free.
 	 */
 	static long leaseLeft(LockScripts scripts, String name) {
-		Long reply = scripts.execute(ScriptCall.of(LEASE_LEFT,
-				List.of(scripts.lockKey(name), ReadWriteLockKind.readWriteKey(scripts, name),
-						PermitLockKind.permitsKey(scripts, name))));
+		Long reply = scripts.execute(ScriptCall.of(LEASE_LEFT, List.of(scripts.lockKey(name),
+				ReadWriteLockKind.readWriteKey(scripts, name), PermitLockKind.permitsKey(scripts, name))));
 		return (reply != null) ? reply : -2;
 	}
 

@@ -81,10 +81,9 @@ final class PermitLockKind extends LockKind {
 	ScriptCall<List> acquireCall(LockScripts scripts, Acquisition acquisition) {
 		String name = acquisition.key();
 		long waitLeftMillis = Math.max(0, (acquisition.deadlineNanos() - System.nanoTime()) / 1_000_000);
-		return ScriptCall.of(ACQUIRE, List.of(permitsKey(scripts, name), scripts.fenceKey(name)),
-				acquisition.owner(), Integer.toString(this.limit), Long.toString(acquisition.leaseMillis()),
-				FENCE_RETENTION_MILLIS, Long.toString(waitLeftMillis), channel(scripts.prefix(), name),
-				scripts.publishCommand());
+		return ScriptCall.of(ACQUIRE, List.of(permitsKey(scripts, name), scripts.fenceKey(name)), acquisition.owner(),
+				Integer.toString(this.limit), Long.toString(acquisition.leaseMillis()), FENCE_RETENTION_MILLIS,
+				Long.toString(waitLeftMillis), channel(scripts.prefix(), name), scripts.publishCommand());
 	}
 
 	@Override

@@ -115,8 +115,8 @@ public final class RedisLockEngine implements LockEngine {
 	public @Nullable LockHandle acquire(LockRequest request, Duration wait) {
 		EngineParts.Running running = this.parts.running(request.key());
 		LockHold hold = running.acquirer()
-			.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair(), request.limit()), wait,
-					leaseTime(request), request.isReentrant());
+			.acquire(request.key(), request.name(), LockKind.of(request.mode(), request.isFair(), request.limit()),
+					wait, leaseTime(request), request.isReentrant());
 		return (hold != null) ? new LockHold.Handle(running, hold) : null;
 	}
 
@@ -141,8 +141,8 @@ public final class RedisLockEngine implements LockEngine {
 			return CompletableFuture.failedFuture(ex);
 		}
 		return running.acquirer()
-			.acquireAsync(request.key(), request.name(), LockKind.of(request.mode(), request.isFair(), request.limit()), wait,
-					leaseTime(request), (hold) -> new LockHold.Handle(running, hold));
+			.acquireAsync(request.key(), request.name(), LockKind.of(request.mode(), request.isFair(), request.limit()),
+					wait, leaseTime(request), (hold) -> new LockHold.Handle(running, hold));
 	}
 
 	@Override

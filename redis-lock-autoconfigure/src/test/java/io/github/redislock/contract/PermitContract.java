@@ -84,9 +84,11 @@ interface PermitContract extends LockContract {
 			held.add(node.lock(LockRequest.permit("exports", 3).reentrant(false)));
 		}
 		assertThat(otherNode.tryLock(LockRequest.permit("exports", 3).waitTime(Duration.ZERO))).isEmpty();
-		// Leases of the watchdog's default length: the waiter gets in long before one ends.
+		// Leases of the watchdog's default length: the waiter gets in long before one
+		// ends.
 		Future<Long> waiter = executor().submit(() -> {
-			try (LockHandle permit = otherNode.lock(LockRequest.permit("exports", 3).waitTime(Duration.ofSeconds(20)))) {
+			try (LockHandle permit = otherNode
+				.lock(LockRequest.permit("exports", 3).waitTime(Duration.ofSeconds(20)))) {
 				return permit.fencingToken();
 			}
 		});
@@ -109,7 +111,8 @@ interface PermitContract extends LockContract {
 		for (int i = 0; i < 4; i++) {
 			LockTemplate waiting = waitingNodes.get(i % 2);
 			executor().submit(() -> {
-				try (LockHandle permit = waiting.lock(LockRequest.permit("batch", 4).waitTime(Duration.ofSeconds(30)))) {
+				try (LockHandle permit = waiting
+					.lock(LockRequest.permit("batch", 4).waitTime(Duration.ofSeconds(30)))) {
 					granted.countDown();
 					done.await();
 				}
@@ -117,7 +120,9 @@ interface PermitContract extends LockContract {
 			});
 		}
 		await().atMost(SLACK)
-			.until(() -> waitingNodes.stream().mapToInt((n) -> locks().diagnostics(n).sleepingWaiterCount()).sum() == 4);
+			.until(() -> waitingNodes.stream()
+				.mapToInt((n) -> locks().diagnostics(n).sleepingWaiterCount())
+				.sum() == 4);
 		held.forEach(LockHandle::close);
 		assertThat(granted.await(SLACK.toSeconds(), TimeUnit.SECONDS)).isTrue();
 		done.countDown();
@@ -131,8 +136,7 @@ interface PermitContract extends LockContract {
 		node.lock(LockRequest.permit("report", 2).reentrant(false).leaseTime(Duration.ofMillis(800)));
 		try (LockHandle running = node.lock(LockRequest.permit("report", 2).reentrant(false))) {
 			long started = System.nanoTime();
-			try (LockHandle next = otherNode
-				.lock(LockRequest.permit("report", 2).waitTime(SLACK.plusSeconds(5)))) {
+			try (LockHandle next = otherNode.lock(LockRequest.permit("report", 2).waitTime(SLACK.plusSeconds(5)))) {
 				assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(SLACK);
 				assertThat(next.fencingToken()).isGreaterThan(running.fencingToken());
 			}
