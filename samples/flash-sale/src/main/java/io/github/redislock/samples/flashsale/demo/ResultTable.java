@@ -57,20 +57,20 @@ final class ResultTable {
 		paid(out, paid);
 		paused(out, paused, lease);
 		fenced(out, fenced);
-		notes(out, "unsafe", unsafe);
-		notes(out, "locked", locked);
-		notes(out, "paid", paid.load());
-		notes(out, "paused", paused.combined());
-		notes(out, "fenced", fenced.combined());
+		notes(out, "unsafe", unsafe, "the lock");
+		notes(out, "locked", locked, "the lock");
+		notes(out, "paid", paid.load(), "the lock or a payment permit");
+		notes(out, "paused", paused.combined(), "the lock");
+		notes(out, "fenced", fenced.combined(), "the lock");
 	}
 
 	private static void paid(PrintStream out, PaidResult paid) {
 		if (paid.withinLimit()) {
 			out.printf(
-					"  paid:   the locked purchase, then a payment for each of the %,d sold: at most %d of them ran%n"
-							+ "          at once across A and B (payments %d of %d), as the partner allows; the others waited%n"
-							+ "          for a permit of @DistributedConcurrencyLimit(key = \"payment-gateway\").%n",
-					paid.load().sold(), paid.peak(), paid.peak(), paid.limit());
+					"  paid:   the locked purchase, then a payment for each of the %,d sold: at most %d ran at once%n"
+							+ "          across A and B, within the partner's limit of %d; the others waited for a permit of%n"
+							+ "          @DistributedConcurrencyLimit(key = \"payment-gateway\").%n",
+					paid.load().sold(), paid.peak(), paid.limit());
 		}
 		else {
 			out.printf("  paid:   %d payments ran at once across A and B, over the limit of %d: the permits failed%n"
@@ -132,10 +132,10 @@ final class ResultTable {
 		out.println(String.format(Locale.ROOT, ROW, columns).stripTrailing());
 	}
 
-	private static void notes(PrintStream out, String label, LoadResult result) {
+	private static void notes(PrintStream out, String label, LoadResult result, String waitedFor) {
 		if (result.busy() > 0) {
-			out.printf("  %s: %,d of the rejected purchases gave up waiting for the lock (HTTP 503)%n", label,
-					result.busy());
+			out.printf("  %s: %,d of the rejected purchases gave up waiting for %s (HTTP 503)%n", label, result.busy(),
+					waitedFor);
 		}
 		if (result.failed() > 0) {
 			out.printf("  %s: %,d purchases failed, the first with %s%n", label, result.failed(),
