@@ -96,18 +96,19 @@ public class FlashSaleProperties {
 
 		/**
 		 * How many payments may run at once across every instance, as the payment partner
-		 * allows: the limit of {@link PaymentGateway#charge(String)}.
+		 * allows: the limit of {@link PaymentGateway#charge(String)}, read by its
+		 * annotation when the application starts. The default is 3.
 		 */
 		private int maxConcurrent = DEFAULT_MAX_CONCURRENT;
 
 		/**
 		 * Shortest time a payment takes; each takes a random time between this and
-		 * {@code max-time}.
+		 * {@code max-time}. The default is 20 ms.
 		 */
 		private Duration minTime = Duration.ofMillis(20);
 
 		/**
-		 * Longest time a payment takes.
+		 * Longest time a payment takes, at least {@code min-time}. The default is 50 ms.
 		 */
 		private Duration maxTime = Duration.ofMillis(50);
 
