@@ -43,6 +43,11 @@ public class FlashSaleProperties {
 	 */
 	private boolean demoHooks;
 
+	/**
+	 * The payment service a paid purchase calls ({@link PaymentGateway}).
+	 */
+	private final Payment payment = new Payment();
+
 	public Duration getThinkTime() {
 		return this.thinkTime;
 	}
@@ -73,6 +78,64 @@ public class FlashSaleProperties {
 
 	public void setDemoHooks(boolean demoHooks) {
 		this.demoHooks = demoHooks;
+	}
+
+	public Payment getPayment() {
+		return this.payment;
+	}
+
+	/**
+	 * Settings of the simulated payment service, under {@code flash-sale.payment}.
+	 */
+	public static class Payment {
+
+		/**
+		 * Default of {@link #getMaxConcurrent()}: the partner allows three calls at once.
+		 */
+		public static final int DEFAULT_MAX_CONCURRENT = 3;
+
+		/**
+		 * How many payments may run at once across every instance, as the payment partner
+		 * allows: the limit of {@link PaymentGateway#charge(String)}, read by its
+		 * annotation when the application starts. The default is 3.
+		 */
+		private int maxConcurrent = DEFAULT_MAX_CONCURRENT;
+
+		/**
+		 * Shortest time a payment takes; each takes a random time between this and
+		 * {@code max-time}. The default is 20 ms.
+		 */
+		private Duration minTime = Duration.ofMillis(20);
+
+		/**
+		 * Longest time a payment takes, at least {@code min-time}. The default is 50 ms.
+		 */
+		private Duration maxTime = Duration.ofMillis(50);
+
+		public int getMaxConcurrent() {
+			return this.maxConcurrent;
+		}
+
+		public void setMaxConcurrent(int maxConcurrent) {
+			this.maxConcurrent = maxConcurrent;
+		}
+
+		public Duration getMinTime() {
+			return this.minTime;
+		}
+
+		public void setMinTime(Duration minTime) {
+			this.minTime = minTime;
+		}
+
+		public Duration getMaxTime() {
+			return this.maxTime;
+		}
+
+		public void setMaxTime(Duration maxTime) {
+			this.maxTime = maxTime;
+		}
+
 	}
 
 }

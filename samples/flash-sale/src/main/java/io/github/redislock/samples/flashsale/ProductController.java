@@ -17,7 +17,8 @@ import io.github.redislock.StaleFencingTokenException;
 /**
  * The shop's HTTP API. A purchase answers {@code 200} with the item sold, {@code 409}
  * when the product is sold out or a fenced write was refused, {@code 503} when the lock
- * stayed busy and {@code 500} when the lock expired before the purchase ended.
+ * stayed busy (or, for a paid purchase, the payment service did) and {@code 500} when the
+ * lock expired before the purchase ended.
  *
  * @author redis-lock
  */
@@ -29,14 +30,18 @@ public class ProductController {
 
 	private final Checkout checkout;
 
+	private final PaymentGateway payments;
+
 	/**
 	 * Create the controller.
 	 * @param inventory the stock, and the purchase without the lock
 	 * @param checkout the purchase under the lock
+	 * @param payments the payment service, for the paid purchase
 	 */
-	public ProductController(Inventory inventory, Checkout checkout) {
+	public ProductController(Inventory inventory, Checkout checkout, PaymentGateway payments) {
 		this.inventory = inventory;
 		this.checkout = checkout;
+		this.payments = payments;
 	}
 
 	/**
@@ -68,6 +73,25 @@ public class ProductController {
 	@PostMapping("/purchase-fenced")
 	public ResponseEntity<Purchase> purchaseFenced(@PathVariable String id) {
 		return respond(this.checkout.purchaseFenced(id));
+	}
+
+	/**
+	 * Buy one item under the product's distributed lock, then charge for it through the
+	 * payment service, which runs at most {@code flash-sale.payment.max-concurrent} calls
+	 * at once across the instances. The charge comes after the lock is released: held
+	 * over a slow call, the product's lock would make every other purchase of the product
+	 * wait for the payment too.
+	 * @param id the product id
+	 * @return the purchase, {@code 503} when the payment service stayed busy for five
+	 * seconds (the item stays sold, uncharged: a real shop would put it back)
+	 */
+	@PostMapping("/purchase-paid")
+	public ResponseEntity<Purchase> purchasePaid(@PathVariable String id) {
+		Purchase purchase = this.checkout.purchase(id);
+		if (purchase.sold()) {
+			this.payments.charge(id);
+		}
+		return respond(purchase);
 	}
 
 	/**

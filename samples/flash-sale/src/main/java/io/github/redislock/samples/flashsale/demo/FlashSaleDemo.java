@@ -25,10 +25,11 @@ import io.github.redislock.test.RedisServer;
 
 /**
  * The demo behind {@code --demo}: starts a Redis and two instances of the sample in two
- * JVMs, sends the same burst of concurrent purchases to both, first without the lock and
- * then with it, then pauses the instance holding the lock past its lease
- * ({@link PausedHolderRound}), with plain and with fenced writes, prints a table of the
- * outcome and stops everything it started.
+ * JVMs, sends the same burst of concurrent purchases to both, first without the lock,
+ * then with it, then with it and a payment for each sale through a payment service that
+ * allows {@code flash-sale.payment.max-concurrent} calls at once, then pauses the
+ * instance holding the lock past its lease ({@link PausedHolderRound}), with plain and
+ * with fenced writes, prints a table of the outcome and stops everything it started.
  *
  * <p>
  * The instances run with {@code redis-lock.lease-time=2s}, a fixed lease that the pause
@@ -78,6 +79,8 @@ public final class FlashSaleDemo {
 	private static final String REPORT_CRON = "flash-sale.report-cron";
 
 	private static final String LEASE_TIME = "redis-lock.lease-time";
+
+	private static final String MAX_PAYMENTS = "flash-sale.payment.max-concurrent";
 
 	private final PrintStream out = System.out;
 
@@ -164,6 +167,9 @@ public final class FlashSaleDemo {
 		// A fixed lease, no watchdog: the paused holder's lock expires 2 s after it was
 		// taken, rather than a watchdog lease (30 s) after the pause began
 		properties.putIfAbsent(LEASE_TIME, "2s");
+		// Given to the instances rather than left to their default, to name it in the
+		// demo's introduction
+		properties.putIfAbsent(MAX_PAYMENTS, "3");
 		properties.put("flash-sale.demo-hooks", "true");
 		return properties;
 	}
@@ -176,9 +182,10 @@ public final class FlashSaleDemo {
 	 */
 	DemoResult run() throws IOException, InterruptedException {
 		this.out.printf("redis-lock flash-sale demo: %,d purchases of a product with %d in stock, %d at a time,%n"
-				+ "spread over two instances of the application, first without the lock, then with it;%n"
-				+ "then the instance holding the lock is paused past its lease (%d in stock), without and%n"
-				+ "with fencing.%n%n", this.purchases, this.stock, CONCURRENCY, PausedHolderRound.STOCK);
+				+ "spread over two instances of the application, first without the lock, then with it, then%n"
+				+ "with it and a payment for each sale, at most %s at once across the instances; then the%n"
+				+ "instance holding the lock is paused past its lease (%d in stock), without and with fencing.%n%n",
+				this.purchases, this.stock, CONCURRENCY, this.properties.get(MAX_PAYMENTS), PausedHolderRound.STOCK);
 		checkAotClasses();
 		this.out.println("  Redis      " + startRedis());
 		Path logs = Files.createTempDirectory("flash-sale-demo-");
@@ -203,16 +210,17 @@ public final class FlashSaleDemo {
 		warmUp(load);
 		LoadResult unsafe = round(load, "unsafe", "/purchase-unsafe");
 		LoadResult locked = round(load, "locked", "/purchase");
+		PaidResult paid = paidRound(load);
 		PausedHolderRound pause = new PausedHolderRound(this.out, this.client, this.instances.get(0),
 				this.instances.get(1));
 		PausedHolderResult paused = pause.run("paused", "/purchase");
 		PausedHolderResult fenced = pause.run("fenced", "/purchase-fenced");
 		this.out.println();
-		ResultTable.print(this.out, this.stock, unsafe, locked, paused, fenced, this.properties.get(LEASE_TIME));
+		ResultTable.print(this.out, this.stock, unsafe, locked, paid, paused, fenced, this.properties.get(LEASE_TIME));
 		this.out.println();
 		SalesReportRuns reports = SalesReportRuns.of(this.instances.stream().map(SampleInstance::log).toList());
 		this.out.println("  " + reports.describe(this.properties.get(REPORT_CRON)));
-		return new DemoResult(this.stock, unsafe, locked, paused, fenced);
+		return new DemoResult(this.stock, unsafe, locked, paid, paused, fenced);
 	}
 
 	private void checkAotClasses() {
@@ -239,15 +247,19 @@ public final class FlashSaleDemo {
 	}
 
 	/**
-	 * Send a few hundred purchases of another product through both endpoints first, so
+	 * Send a few hundred purchases of another product through each endpoint first, so
 	 * that neither round pays for the instances' cold start.
 	 */
 	private void warmUp(PurchaseLoad load) throws IOException, InterruptedException {
 		int each = Math.max(1, this.purchases / 5);
+		int paid = Math.max(1, each / 4);
 		restock("warm-up", Math.max(1, this.purchases / 10));
-		try (ProgressBar bar = new ProgressBar(this.out, "warm-up", 2 * each)) {
+		try (ProgressBar bar = new ProgressBar(this.out, "warm-up", 2 * each + paid)) {
 			load.run("/products/warm-up/purchase-unsafe", each, bar::step);
 			load.run("/products/warm-up/purchase", each, bar::step);
+			// The rounds above sold the stock out: some again, for the payments
+			restock("warm-up", Math.max(1, paid / 5));
+			load.run("/products/warm-up/purchase-paid", paid, bar::step);
 		}
 	}
 
@@ -259,13 +271,30 @@ public final class FlashSaleDemo {
 		}
 	}
 
+	/**
+	 * The locked round again, through {@code /purchase-paid}: each sale then calls the
+	 * payment service, whose peak of payments at once is measured from a fresh start.
+	 */
+	private PaidResult paidRound(PurchaseLoad load) throws IOException, InterruptedException {
+		send("DELETE", "/payments/peak", 204);
+		LoadResult result = round(load, "paid", "/purchase-paid");
+		HttpRequest request = HttpRequest.newBuilder(uri(0).resolve("/payments")).build();
+		return PaidResult.of(result, this.client.send(request, BodyHandlers.ofString()).body());
+	}
+
 	private void restock(String product, int stock) throws IOException, InterruptedException {
-		URI uri = uri(0).resolve("/products/" + product + "/restock?stock=" + stock);
+		send("POST", "/products/" + product + "/restock?stock=" + stock, 200);
+	}
+
+	private void send(String method, String path, int expected) throws IOException, InterruptedException {
+		URI uri = uri(0).resolve(path);
 		int status = this.client
-			.send(HttpRequest.newBuilder(uri).POST(BodyPublishers.noBody()).build(), BodyHandlers.discarding())
+			.send(HttpRequest.newBuilder(uri).method(method, BodyPublishers.noBody()).build(),
+					BodyHandlers.discarding())
 			.statusCode();
-		if (status != 200) {
-			throw new IllegalStateException("Restocking answered HTTP " + status + " (" + uri + ")");
+		if (status != expected) {
+			throw new IllegalStateException(
+					method + " " + uri + " answered HTTP " + status + " rather than " + expected);
 		}
 	}
 

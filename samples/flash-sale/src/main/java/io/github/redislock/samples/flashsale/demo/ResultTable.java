@@ -12,7 +12,7 @@ import java.util.OptionalLong;
  */
 final class ResultTable {
 
-	private static final String ROW = "  %-8s %6s %9s %9s %9s %9s %9s%n";
+	private static final String ROW = "  %-8s %6s %9s %9s %9s %9s %9s %9s";
 
 	private ResultTable() {
 	}
@@ -23,17 +23,19 @@ final class ResultTable {
 	 * @param stock the stock the unsafe and locked rounds started with
 	 * @param unsafe the round without the lock
 	 * @param locked the round with the lock
+	 * @param paid the round with the lock and a payment for each sale
 	 * @param paused the paused-holder run with plain writes
 	 * @param fenced the paused-holder run with fenced writes
 	 * @param lease the locks' fixed lease, as the instances were given it
 	 */
-	static void print(PrintStream out, int stock, LoadResult unsafe, LoadResult locked, PausedHolderResult paused,
-			PausedHolderResult fenced, String lease) {
-		out.printf(ROW, "", "sold", "oversold", "rejected", "elapsed", "p50", "p99");
-		row(out, "unsafe", stock, unsafe);
-		row(out, "locked", stock, locked);
-		row(out, "paused", PausedHolderRound.STOCK, paused.combined());
-		row(out, "fenced", PausedHolderRound.STOCK, fenced.combined());
+	static void print(PrintStream out, int stock, LoadResult unsafe, LoadResult locked, PaidResult paid,
+			PausedHolderResult paused, PausedHolderResult fenced, String lease) {
+		line(out, "", "sold", "oversold", "rejected", "elapsed", "p50", "p99", "payments");
+		row(out, "unsafe", stock, unsafe, "");
+		row(out, "locked", stock, locked, "");
+		row(out, "paid", stock, paid.load(), paid.peak() + " of " + paid.limit());
+		row(out, "paused", PausedHolderRound.STOCK, paused.combined(), "");
+		row(out, "fenced", PausedHolderRound.STOCK, fenced.combined(), "");
 		out.println();
 		int oversold = unsafe.oversold(stock);
 		if (oversold > 0) {
@@ -52,12 +54,28 @@ final class ResultTable {
 			out.printf("  locked: oversold %,d. The lock failed to exclude concurrent purchases: please report it.%n",
 					locked.oversold(stock));
 		}
+		paid(out, paid);
 		paused(out, paused, lease);
 		fenced(out, fenced);
-		notes(out, "unsafe", unsafe);
-		notes(out, "locked", locked);
-		notes(out, "paused", paused.combined());
-		notes(out, "fenced", fenced.combined());
+		notes(out, "unsafe", unsafe, "the lock");
+		notes(out, "locked", locked, "the lock");
+		notes(out, "paid", paid.load(), "the lock or a payment permit");
+		notes(out, "paused", paused.combined(), "the lock");
+		notes(out, "fenced", fenced.combined(), "the lock");
+	}
+
+	private static void paid(PrintStream out, PaidResult paid) {
+		if (paid.withinLimit()) {
+			out.printf(
+					"  paid:   the locked purchase, then a payment for each of the %,d sold: at most %d ran at once%n"
+							+ "          across A and B, within the partner's limit of %d; the others waited for a permit of%n"
+							+ "          @DistributedConcurrencyLimit(key = \"payment-gateway\").%n",
+					paid.load().sold(), paid.peak(), paid.limit());
+		}
+		else {
+			out.printf("  paid:   %d payments ran at once across A and B, over the limit of %d: the permits failed%n"
+					+ "          to hold them back. Please report it.%n", paid.peak(), paid.limit());
+		}
 	}
 
 	private static void paused(PrintStream out, PausedHolderResult paused, String lease) {
@@ -103,16 +121,21 @@ final class ResultTable {
 		return token.isPresent() ? Long.toString(token.getAsLong()) : "?";
 	}
 
-	private static void row(PrintStream out, String label, int stock, LoadResult result) {
-		out.printf(ROW, label, count(result.sold()), count(result.oversold(stock)), count(result.rejected()),
+	private static void row(PrintStream out, String label, int stock, LoadResult result, String payments) {
+		line(out, label, count(result.sold()), count(result.oversold(stock)), count(result.rejected()),
 				String.format(Locale.ROOT, "%.1f s", result.elapsed().toMillis() / 1000.0),
-				millis(result.percentile(50)), millis(result.percentile(99)));
+				millis(result.percentile(50)), millis(result.percentile(99)), payments);
 	}
 
-	private static void notes(PrintStream out, String label, LoadResult result) {
+	private static void line(PrintStream out, Object... columns) {
+		// Rows without payments end at p99, with no trailing blanks
+		out.println(String.format(Locale.ROOT, ROW, columns).stripTrailing());
+	}
+
+	private static void notes(PrintStream out, String label, LoadResult result, String waitedFor) {
 		if (result.busy() > 0) {
-			out.printf("  %s: %,d of the rejected purchases gave up waiting for the lock (HTTP 503)%n", label,
-					result.busy());
+			out.printf("  %s: %,d of the rejected purchases gave up waiting for %s (HTTP 503)%n", label, result.busy(),
+					waitedFor);
 		}
 		if (result.failed() > 0) {
 			out.printf("  %s: %,d purchases failed, the first with %s%n", label, result.failed(),

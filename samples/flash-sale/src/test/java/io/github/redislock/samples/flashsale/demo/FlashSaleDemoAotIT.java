@@ -22,6 +22,11 @@ class FlashSaleDemoAotIT {
 			assertThat(locked.failed()).as(locked.firstFailure()).isZero();
 			assertThat(locked.oversold(result.stock())).isZero();
 			assertThat(locked.sold()).isEqualTo(result.stock());
+			// The same, each sale paid, never more payments at once than the limit
+			LoadResult paid = result.paid().load();
+			assertThat(paid.failed()).as(paid.firstFailure()).isZero();
+			assertThat(paid.sold()).isEqualTo(result.stock());
+			assertThat(result.paid().peak()).isLessThanOrEqualTo(result.paid().limit());
 			// The paused holder's late write: sold again with plain writes, refused
 			// with fenced ones
 			assertThat(result.paused().combined().oversold(PausedHolderRound.STOCK)).isPositive();
