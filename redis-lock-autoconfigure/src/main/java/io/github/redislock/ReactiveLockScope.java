@@ -96,7 +96,7 @@ final class ReactiveLockScope {
 	private static boolean covers(LockMode held, LockMode requested) {
 		return switch (held) {
 			case EXCLUSIVE -> requested == LockMode.EXCLUSIVE;
-			case WRITE -> requested != LockMode.EXCLUSIVE;
+			case WRITE -> requested == LockMode.WRITE || requested == LockMode.READ;
 			case READ -> requested == LockMode.READ;
 			case PERMIT -> requested == LockMode.PERMIT;
 		};

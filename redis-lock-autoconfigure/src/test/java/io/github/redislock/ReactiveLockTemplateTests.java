@@ -304,6 +304,16 @@ class ReactiveLockTemplateTests {
 	}
 
 	@Test
+	void aPermitInsideTheWriteLockOfTheSameNameIsAPermitOfItsOwn() {
+		Mono<Long> permitHolders = this.reactive.execute(LockRequest.permit("orders", 2),
+				Mono.fromCallable(() -> this.cli.command("HLEN", "redis-lock:{orders}:permits")).cast(Long.class));
+		Long holders = this.reactive.execute(LockRequest.write("orders"), permitHolders).block(LONG_WAIT);
+		// Not a re-entry of the write lock: the permit is counted among the name's
+		// permits.
+		assertThat(holders).isOne();
+	}
+
+	@Test
 	void nestedExecutionThatReenteredALostLockFails() {
 		LockRequest shortLease = LockRequest.of("order:12").leaseTime(Duration.ofMillis(300));
 		Mono<String> inner = this.reactive.execute("order:12",

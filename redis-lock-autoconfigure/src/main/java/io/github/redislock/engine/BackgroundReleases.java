@@ -88,10 +88,10 @@ final class BackgroundReleases {
 	private boolean tryGiveBack(LockKind kind, String key, String owner, long fence) {
 		try {
 			kind.giveBack(this.scripts, key, owner, fence);
-			if (kind.yields()) {
-				// Its message names an owner of this JVM, which wakes no waiter here.
-				this.locks.wakeOne(this.locks.channel(kind, key));
-			}
+			// As a release does (LockReleaser): the message of an exclusive lock or a
+			// permit
+			// names an owner of this JVM, which wakes no waiter here.
+			this.locks.wakeOne(this.locks.channel(kind, key));
 			return true;
 		}
 		catch (RuntimeException ex) {
