@@ -104,9 +104,16 @@ class LockArgumentTests {
 	}
 
 	@Test
+	void permitLimitBelowOneIsRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.permit("exports", 0))
+			.withMessage("Permit limit of 'exports' must be at least 1, but is 0. "
+					+ "Give how many may hold a permit of the name at once, 1 or more");
+	}
+
+	@Test
 	void nullModeIsRejected() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("order:1").mode(null))
-			.withMessage("Lock mode must not be null. Give LockMode.EXCLUSIVE, the default, READ or WRITE");
+			.withMessage("Lock mode must not be null. Give LockMode.EXCLUSIVE, the default, READ, WRITE or PERMIT");
 	}
 
 	@Test

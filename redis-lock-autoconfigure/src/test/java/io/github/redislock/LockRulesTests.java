@@ -122,8 +122,8 @@ class LockRulesTests {
 	@Test
 	void modeIsNotNull() {
 		assertThat(LockRules.mode(LockMode.READ)).isNull();
-		assertThat(LockRules.mode(null))
-			.isEqualTo(new Violation("must not be null", "Give LockMode.EXCLUSIVE, the default, READ or WRITE"));
+		assertThat(LockRules.mode(null)).isEqualTo(
+				new Violation("must not be null", "Give LockMode.EXCLUSIVE, the default, READ, WRITE or PERMIT"));
 	}
 
 	@Test
