@@ -12,11 +12,10 @@ import io.github.redislock.engine.RedisLockEngine;
 
 /**
  * Main class of a JVM that takes a lock and holds it, renewed by the watchdog, until it
- * is killed; run by {@link LockFaultTests}, {@link ReadWriteLockTests} and
- * {@link PermitCrashTests}. Arguments: host, port, lock name, watchdog lease and renewal
- * interval in milliseconds, and optionally a {@link LockMode} (exclusive when absent)
- * and, for permits, the limit. Prints {@code TOKEN <fencing token>}, then {@code HELD}
- * once it holds the lock.
+ * is killed; run by {@link LockFaultTests} and {@link KilledHolderTests}. Arguments:
+ * host, port, lock name, watchdog lease and renewal interval in milliseconds, and
+ * optionally a {@link LockMode} (exclusive when absent) and, for permits, the limit.
+ * Prints {@code TOKEN <fencing token>}, then {@code HELD} once it holds the lock.
  */
 final class HoldingNode {
 

@@ -33,7 +33,7 @@ import static org.awaitility.Awaitility.await;
  * {@link LockOperations#writeLock}: readers share, a writer is alone, a writer is not
  * starved by readers, and holders that re-enter, downgrade, try to upgrade, are renewed
  * or lose their lock behave as documented on {@link LockMode}. A reader whose JVM dies is
- * shown in {@code ReadWriteLockTests}.
+ * shown in {@code KilledHolderTests}.
  */
 interface ReadWriteLockContract extends LockContract {
 
